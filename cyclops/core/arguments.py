@@ -1,0 +1,91 @@
+"""A call's arguments as flat leaves, and what their URLs and destinations say."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from .types import JSON, ArgPath
+
+__all__ = ["ArgLeaf", "hosts_in", "leaves", "registrable_domain"]
+
+_MAX_DEPTH = 64
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s\"'<>`]+")
+_BARE_HOST = re.compile(r"^(?:[a-zA-Z0-9-]{1,63}\.)+[a-zA-Z]{2,24}(?::\d{1,5})?(?:/\S*)?$")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@((?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24})")
+_SECOND_LEVEL = {"co", "com", "org", "net", "gov", "ac", "edu", "ne", "or", "go"}
+
+
+@dataclass(frozen=True)
+class ArgLeaf:
+    path: ArgPath
+    """Where the value sits: ``body``, ``to[0]``, ``headers.Authorization``."""
+    key: str
+    """The name of the nearest key above the value (what key globs are matched against)."""
+    value: str
+
+
+def leaves(arguments: Mapping[str, JSON] | None) -> list[ArgLeaf]:
+    """Every string (and number) inside ``arguments``, at any depth, with its path."""
+    if not arguments:
+        return []
+    return list(_walk(arguments, "", "", 0))
+
+
+def _walk(value: JSON, path: str, key: str, depth: int) -> Iterator[ArgLeaf]:
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        yield ArgLeaf(path, key, value)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int | float):
+        yield ArgLeaf(path, key, str(value))
+    elif isinstance(value, Mapping):
+        for raw_name, item in value.items():
+            name = str(raw_name)
+            yield from _walk(item, f"{path}.{name}" if path else name, name, depth + 1)
+    elif isinstance(value, Sequence):
+        for i, item in enumerate(value):
+            yield from _walk(item, f"{path}[{i}]", key, depth + 1)
+
+
+def hosts_in(value: str, *, bare: bool) -> Iterator[str]:
+    """Host names of the URLs in ``value``; with ``bare``, also a value that is just a host.
+
+    E-mail addresses count as their domain.
+    """
+    text = value.strip()
+    found = False
+    for match in _URL.finditer(text):
+        host = _hostname(match.group())
+        if host:
+            found = True
+            yield host
+    if bare and not found:
+        if _BARE_HOST.match(text):
+            host = _hostname("//" + text)
+            if host:
+                yield host
+        for email in _EMAIL.finditer(text):
+            yield email.group(1).lower()
+
+
+def _hostname(url: str) -> str | None:
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".") if host else None
+
+
+def registrable_domain(host: str) -> str:
+    """``a.b.example.co.uk`` → ``example.co.uk``: coarse enough never to carry a secret label."""
+    host = host.lower().strip(".")
+    if host.replace(".", "").isdigit() or ":" in host:
+        return host
+    labels = host.split(".")
+    keep = 3 if len(labels) >= 3 and len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL else 2
+    return ".".join(labels[-keep:])

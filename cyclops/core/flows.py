@@ -1,0 +1,197 @@
+"""Flow rules (C2): which toxic flow, if any, a call about to run would complete.
+
+Rules (each tagged with its OWASP LLM Top 10 2025 code through :class:`FlowClass`):
+
+1. *exfiltration* (LLM02) — an egress call whose arguments carry data from a sensitive result
+   (data edges only on that segment), in a session where untrusted content reached the
+   sensitive read or the egress: as data (its pieces in their arguments) or, unless the policy
+   requires data edges, as influence (it was in the agent's context earlier). It fires when the
+   call carries at least ``min_call_bytes`` or a high-value value, or when what one destination
+   received adds up to ``drip_bytes``.
+2. *secret egress* (LLM02) — an egress call carrying a recognised secret, with no sensitive
+   read needed (the key may come from the prompt), in a session untrusted content reached
+   (unless the policy drops that condition). Not raised when rule 1 already fired.
+3. *excessive agency* (LLM06) — untrusted content reaches a privileged call (data edges unless
+   the policy allows influence).
+4. *self-contained route* (LLM06) — a tool that is untrusted, sensitive and egress at once;
+   reported on its first call.
+
+A destination argument (recipient, URL, channel...) that carries untrusted content was chosen
+by that content: the flow is *steered*, and its severity is critical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from .chokepoint import Route
+from .fingerprints import Hit
+from .patterns import FlowPolicy
+from .provenance import ArgumentMatch, Provenance
+from .types import Capability, ChainLink, Evidence, EvidenceKind, FlowClass, Label, Severity
+
+__all__ = [
+    "CallFacts",
+    "Finding",
+    "excessive_agency",
+    "exfiltration",
+    "secret_egress",
+    "self_contained",
+]
+
+
+@dataclass(frozen=True)
+class CallFacts:
+    """What the rules know about the call being decided."""
+
+    index: int
+    capability: Capability
+    labels: frozenset[Label]
+    matches: Sequence[ArgumentMatch]
+    destination: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A flow before its choke point is known."""
+
+    flow_class: FlowClass
+    severity: Severity
+    chain: tuple[ChainLink, ...]
+    evidence: Evidence
+    leaked_bytes: int
+    routes: tuple[Route, ...]
+
+
+def _untrusted_reach(
+    facts: CallFacts, prov: Provenance, via: Iterable[int]
+) -> tuple[set[int], list[int]]:
+    """Untrusted calls that reached the call (or the ``via`` calls) as data, and as influence."""
+    data = {c for m in facts.matches for c in m.untrusted_calls}
+    for call in via:
+        data |= {s for s in prov.data_sources(call) if Label.UNTRUSTED in prov.labels(s)}
+    return data, prov.untrusted_before(facts.index)
+
+
+def _evidence_kind(data: set[int], influence: list[int]) -> EvidenceKind:
+    if data:
+        return EvidenceKind.DATA
+    return EvidenceKind.INFLUENCE if influence else EvidenceKind.NONE
+
+
+def _link(prov: Provenance, index: int, role: Label) -> ChainLink:
+    capability = prov.capability(index) or Capability("?", "?")
+    return ChainLink(index, capability, prov.labels(index), role)
+
+
+def _paths(
+    matches: Sequence[ArgumentMatch], keep: Callable[[ArgumentMatch], object]
+) -> tuple[str, ...]:
+    return tuple(m.path for m in matches if keep(m))
+
+
+def _secret_rules(matches: Sequence[ArgumentMatch]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(f.rule_id for m in matches for f in m.secrets))
+
+
+def _capabilities(prov: Provenance, calls: Iterable[int]) -> frozenset[Capability]:
+    return frozenset(c for c in (prov.capability(i) for i in calls) if c is not None)
+
+
+def exfiltration(
+    facts: CallFacts, prov: Provenance, hits: frozenset[Hit], leaked: int, policy: FlowPolicy
+) -> Finding | None:
+    """``hits``: the call's significant sensitive hits (see :mod:`.leak`), ``leaked`` their size."""
+    if not hits:
+        return None
+    sensitive_calls = sorted({h.call for h in hits})
+    data, influence = _untrusted_reach(facts, prov, sensitive_calls)
+    kind = _evidence_kind(data, influence)
+    if kind is EvidenceKind.NONE or (policy.require_data_edges and kind is not EvidenceKind.DATA):
+        return None
+    steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
+    via = max(
+        sensitive_calls,
+        key=lambda c: sum(h.end - h.start + len(h.value) for h in hits if h.call == c),
+    )
+    chose_the_read = bool(prov.data_sources(via) & data)
+    secrets = _secret_rules(facts.matches)
+    severity = Severity.CRITICAL if steered or secrets or chose_the_read else Severity.HIGH
+    # Name an untrusted call other than the read itself where there is one (a mailbox is both).
+    others = (data | set(influence)) - {via}
+    source = max(data - {via}) if data - {via} else max(others) if others else via
+    chain = [_link(prov, via, Label.SENSITIVE), _link(prov, facts.index, Label.EGRESS)]
+    if source != via:
+        chain.insert(0, _link(prov, source, Label.UNTRUSTED))
+    sources = _capabilities(prov, data if policy.require_data_edges else data | set(influence))
+    routes = tuple(
+        Route(sources, cap, facts.capability) for cap in _capabilities(prov, sensitive_calls)
+    )
+    evidence = Evidence(
+        untrusted=kind,
+        steered_arguments=steered,
+        untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls),
+        sensitive_arguments=_paths(facts.matches, lambda m: hits.intersection(m.hits)),
+        secret_rules=secrets,
+    )
+    return Finding(FlowClass.EXFILTRATION, severity, tuple(chain), evidence, leaked, routes)
+
+
+def secret_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Finding | None:
+    secrets = _secret_rules(facts.matches)
+    if not secrets:
+        return None
+    data, influence = _untrusted_reach(facts, prov, ())
+    if policy.require_untrusted and not (data or influence):
+        return None
+    steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
+    chain = [_link(prov, facts.index, Label.EGRESS)]
+    if data or influence:
+        chain.insert(0, _link(prov, max(data) if data else max(influence), Label.UNTRUSTED))
+    evidence = Evidence(
+        untrusted=_evidence_kind(data, influence),
+        steered_arguments=steered,
+        untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls),
+        sensitive_arguments=_paths(facts.matches, lambda m: m.secrets),
+        secret_rules=secrets,
+    )
+    leaked = sum(
+        {
+            (f.rule_id, f.end - f.start): f.end - f.start for m in facts.matches for f in m.secrets
+        }.values()
+    )
+    route = Route(_capabilities(prov, data | set(influence)), None, facts.capability)
+    severity = Severity.CRITICAL if steered else Severity.HIGH
+    return Finding(FlowClass.SECRET_EGRESS, severity, tuple(chain), evidence, leaked, (route,))
+
+
+def excessive_agency(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Finding | None:
+    data, influence = _untrusted_reach(facts, prov, ())
+    kind = _evidence_kind(data, influence)
+    if kind is EvidenceKind.NONE or (policy.require_data_edges and kind is not EvidenceKind.DATA):
+        return None
+    steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
+    if steered:
+        severity = Severity.CRITICAL
+    else:
+        severity = Severity.HIGH if kind is EvidenceKind.DATA else Severity.MEDIUM
+    source = max(data) if data else max(influence)
+    chain = (_link(prov, source, Label.UNTRUSTED), _link(prov, facts.index, Label.PRIVILEGED))
+    evidence = Evidence(
+        untrusted=kind,
+        steered_arguments=steered,
+        untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls),
+    )
+    sources = _capabilities(prov, data if policy.require_data_edges else data | set(influence))
+    route = Route(sources, None, facts.capability)
+    return Finding(FlowClass.EXCESSIVE_AGENCY, severity, chain, evidence, 0, (route,))
+
+
+def self_contained(facts: CallFacts, prov: Provenance) -> Finding | None:
+    if not {Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS} <= facts.labels:
+        return None
+    chain = (_link(prov, facts.index, Label.EGRESS),)
+    route = Route(frozenset({facts.capability}), None, facts.capability)
+    evidence = Evidence(untrusted=EvidenceKind.NONE)
+    return Finding(FlowClass.SELF_CONTAINED_ROUTE, Severity.MEDIUM, chain, evidence, 0, (route,))

@@ -1,0 +1,151 @@
+"""Leaked bytes (C4): distinct bytes of sensitive content that reached a sink.
+
+Rules:
+
+1. What is counted is the source's text: the union of the spans of a sensitive result that an
+   egress call carried, in any argument and any decoded form. A result and its own decoded forms
+   are one *family*: the same bytes in two forms count once (the best form counts).
+2. Whitespace and common words inside a span do not count.
+3. A family is *significant* in a call when it carries at least ``min_call_bytes`` there, or
+   when what its destination has received of it adds up to ``drip_bytes`` (a secret sent a few
+   characters at a time). Small coincidences with many unrelated results are noise: they never
+   add up across families, and they are not counted.
+4. A high-value value (a code, an IBAN) is significant on its own and counts its length.
+5. Only forwarded calls add to what a destination received. A destination's leaked total is
+   what it received of the families that were ever part of a flow.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+from .fingerprints import Hit, HitKind
+from .patterns import LeakSettings
+from .text import countable_chars
+
+__all__ = ["IntervalSet", "Leak", "LeakLedger", "Source"]
+
+Source = tuple[str, int]
+"""A sensitive segment's canonical text and the family (original result piece) it belongs to."""
+
+
+class IntervalSet:
+    """A union of half-open integer intervals."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]] = ()) -> None:
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(s for s in spans if s[1] > s[0]):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        self._spans = merged
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self._spans)
+
+    def union(self, other: Iterable[tuple[int, int]]) -> IntervalSet:
+        return IntervalSet([*self._spans, *other])
+
+    def count(self, text: str) -> int:
+        """Countable characters of ``text`` inside the intervals."""
+        return sum(countable_chars(text[a:b]) for a, b in self._spans)
+
+
+@dataclass(frozen=True)
+class Leak:
+    call_bytes: int
+    """Countable bytes of the significant families (and high-value values) this call carries."""
+    significant: frozenset[int]
+    """Families significant in this call."""
+    values: frozenset[str]
+    """High-value values this call carries (kept in memory only, never reported)."""
+
+    @property
+    def triggered(self) -> bool:
+        return bool(self.significant or self.values)
+
+
+NO_LEAK = Leak(0, frozenset(), frozenset())
+
+
+class LeakLedger:
+    def __init__(self, settings: LeakSettings) -> None:
+        self._settings = settings
+        self._spans: dict[str, dict[int, IntervalSet]] = defaultdict(dict)
+        self._sources: dict[int, Source] = {}
+        self._received: dict[str, dict[int, int]] = defaultdict(dict)
+        self._values: dict[str, set[str]] = defaultdict(set)
+        self._flowed: dict[str, set[int]] = defaultdict(set)
+        self._flowed_values: dict[str, set[str]] = defaultdict(set)
+
+    def measure(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> Leak:
+        """What an egress call to ``destination`` carries (``sources``: segment id → source)."""
+        spans, values = _group(hits)
+        now, after = self._family_counts(destination, spans, sources)
+        s = self._settings
+        significant = frozenset(
+            family
+            for family, carried in now.items()
+            if carried >= s.min_call_bytes or after[family] >= s.drip_bytes
+        )
+        call_bytes = sum(now[f] for f in significant) + sum(len(v) for v in values)
+        return Leak(call_bytes, significant, frozenset(values))
+
+    def add(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> None:
+        """Record that a call carrying ``hits`` reached ``destination``."""
+        spans, values = _group(hits)
+        _, after = self._family_counts(destination, spans, sources)
+        known = self._spans[destination]
+        for seg, intervals in spans.items():
+            if seg in sources:
+                known[seg] = known[seg].union(intervals) if seg in known else intervals
+                self._sources[seg] = sources[seg]
+        self._received[destination].update(after)
+        self._values[destination] |= values
+
+    def flowed(self, destination: str, leak: Leak) -> None:
+        """Mark the significant families of a call that made a flow: they count as leaked."""
+        self._flowed[destination] |= leak.significant
+        self._flowed_values[destination] |= leak.values
+
+    def leaked_by_destination(self) -> dict[str, int]:
+        totals = {}
+        for destination, families in self._flowed.items():
+            received = self._received.get(destination, {})
+            values = self._values.get(destination, set()) & self._flowed_values[destination]
+            total = sum(received.get(f, 0) for f in families) + sum(len(v) for v in values)
+            if total:
+                totals[destination] = total
+        return totals
+
+    def _family_counts(
+        self, destination: str, spans: Mapping[int, IntervalSet], sources: Mapping[int, Source]
+    ) -> tuple[dict[int, int], dict[int, int]]:
+        """Per family the call touches: what the call carries, and what the destination would
+        have received with it."""
+        known = self._spans.get(destination, {})
+        received = self._received.get(destination, {})
+        now: dict[int, int] = {}
+        after: dict[int, int] = {}
+        for seg, intervals in spans.items():
+            if seg not in sources:
+                continue
+            text, family = sources[seg]
+            merged = known[seg].union(intervals) if seg in known else intervals
+            now[family] = max(now.get(family, 0), intervals.count(text))
+            after[family] = max(after.get(family, received.get(family, 0)), merged.count(text))
+        return now, after
+
+
+def _group(hits: Iterable[Hit]) -> tuple[dict[int, IntervalSet], set[str]]:
+    spans: dict[int, list[tuple[int, int]]] = {}
+    values: set[str] = set()
+    for hit in hits:
+        if hit.kind is HitKind.HIGH_VALUE:
+            values.add(hit.value)
+        elif hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE):
+            spans.setdefault(hit.segment, []).append((hit.start, hit.end))
+    return {seg: IntervalSet(s) for seg, s in spans.items()}, values

@@ -1,0 +1,364 @@
+"""patterns.toml: the detection data, parsed strictly and compiled once.
+
+:func:`parse_patterns` takes the file's text (reading it is the caller's job) and returns an
+immutable :class:`Patterns`. Any problem raises :class:`~cyclops.core.tomlreader.ConfigError`
+naming the file, the key, the value and the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .checks import CHECKS, Check
+from .regex import Glob, GlobSet, PathGlob, PathGlobSet, RegexError, SafeRegex
+from .tomlreader import ConfigError, TableReader
+from .types import Action, FlowClass, Label
+
+__all__ = [
+    "ArgumentRule",
+    "EgressRules",
+    "FlowPolicy",
+    "HighValueRule",
+    "LeakSettings",
+    "Limits",
+    "Patterns",
+    "ProvenanceSettings",
+    "Role",
+    "SecretRule",
+    "parse_patterns",
+]
+
+SUPPORTED_VERSION = 1
+_LABELS = [label.value for label in Label]
+_FLOW_ACTIONS = [Action.ALLOW, Action.FLAG, Action.DENY]
+
+
+@dataclass(frozen=True)
+class Role:
+    name: str
+    servers: GlobSet
+    tools: tuple[tuple[Glob, frozenset[Label]], ...]
+    signatures: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Tool names that identify a server of this role, whatever it is called."""
+
+
+@dataclass(frozen=True)
+class ArgumentRule:
+    id: str
+    keys: GlobSet
+    tools: GlobSet
+    path_globs: PathGlobSet
+    labels: frozenset[Label]
+    split_words: bool = False
+
+
+@dataclass(frozen=True)
+class EgressRules:
+    allow_hosts: GlobSet
+    url_keys: GlobSet
+    url_labels: frozenset[Label]
+    destination_keys: GlobSet
+
+
+@dataclass(frozen=True)
+class SecretRule:
+    id: str
+    description: str
+    regex: SafeRegex
+    keywords: tuple[str, ...]
+    min_entropy: float = 0.0
+    check: Check | None = None
+
+
+@dataclass(frozen=True)
+class HighValueRule:
+    id: str
+    regex: SafeRegex
+    check: Check | None = None
+
+
+@dataclass(frozen=True)
+class ProvenanceSettings:
+    kgram: int = 6
+    min_fragment: int = 8
+    secret_entropy: float = 3.0
+    untrusted_window: int = 7
+    min_token_length: int = 8
+    min_token_entropy: float = 2.5
+    shingle_words: int = 5
+    min_uncommon_words: int = 2
+    max_sources_per_fingerprint: int = 24
+    opaque_id_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    opaque_ids: tuple[SafeRegex, ...] = ()
+    opaque_id: SafeRegex | None = None
+    """Every opaque-id pattern in one regex: one pass per token."""
+    high_value: tuple[HighValueRule, ...] = ()
+
+
+@dataclass(frozen=True)
+class LeakSettings:
+    min_call_bytes: int = 12
+    drip_bytes: int = 16
+
+
+@dataclass(frozen=True)
+class FlowPolicy:
+    action: Action
+    require_data_edges: bool = False
+    require_untrusted: bool = True
+    """For secret egress: only when untrusted content reached the session."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_calls: int = 100_000
+    max_fingerprints: int = 2_000_000
+    max_result_chars: int = 1_048_576
+
+
+@dataclass(frozen=True)
+class Patterns:
+    source: str
+    sha256: str
+    roles: tuple[Role, ...]
+    arguments: tuple[ArgumentRule, ...]
+    egress: EgressRules
+    untrusted_markers: tuple[SafeRegex, ...]
+    secrets: tuple[SecretRule, ...]
+    provenance: ProvenanceSettings
+    leak: LeakSettings
+    flows: Mapping[FlowClass, FlowPolicy] = field(default_factory=dict)
+    limits: Limits = Limits()
+
+    def role(self, name: str) -> Role | None:
+        return next((role for role in self.roles if role.name == name), None)
+
+
+def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
+    """Parse and compile a patterns file's text. ``source`` names it in errors."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, "", None, f"not valid TOML ({exc})", "fix the syntax") from None
+    top = TableReader(source, data)
+    version = top.integer("version", SUPPORTED_VERSION)
+    if version != SUPPORTED_VERSION:
+        top.fail("version", version, "unsupported version", f"use version = {SUPPORTED_VERSION}")
+    patterns = Patterns(
+        source=source,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        roles=_roles(top.table("roles", {})),
+        arguments=tuple(_argument_rule(t) for t in top.tables("arguments")),
+        egress=_egress(top.table("egress", {})),
+        untrusted_markers=_results(top.table("results", {})),
+        secrets=_secrets(top.tables("secrets")),
+        provenance=_provenance(top.table("provenance", {})),
+        leak=_leak(top.table("leak", {})),
+        flows=_flows(top.table("flows", {})),
+        limits=_limits(top.table("limits", {})),
+    )
+    top.finish()
+    return patterns
+
+
+# -- small converters ---------------------------------------------------------------------------
+
+
+def _regex(reader: TableReader, key: str, pattern: str) -> SafeRegex:
+    try:
+        return SafeRegex(pattern)
+    except RegexError as exc:
+        reader.fail(
+            key, pattern, str(exc), "write an RE2 regex (no look-arounds or back-references)"
+        )
+
+
+def _regexes(reader: TableReader, key: str) -> tuple[SafeRegex, ...]:
+    return tuple(_regex(reader, key, p) for p in reader.strings(key, ()))
+
+
+def _globs(reader: TableReader, key: str, default: tuple[str, ...] = ()) -> GlobSet:
+    try:
+        return GlobSet(reader.strings(key, default))
+    except RegexError as exc:
+        reader.fail(key, reader.strings(key, default), f"bad glob: {exc}", "check [ ] pairs")
+
+
+def _path_globs(reader: TableReader, key: str) -> PathGlobSet:
+    try:
+        return PathGlobSet(tuple(PathGlob(g) for g in reader.strings(key, ())))
+    except RegexError as exc:
+        reader.fail(key, reader.strings(key, ()), f"bad path glob: {exc}", "check [ ] pairs")
+
+
+def _labels(reader: TableReader, key: str, value: Any | None = None) -> frozenset[Label]:
+    items = reader.strings(key) if value is None else value
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+        reader.fail(key, items, "expected a list of labels", f"use a list of: {', '.join(_LABELS)}")
+    for item in items:
+        if item not in _LABELS:
+            reader.fail(key, item, "unknown label", f"use one of: {', '.join(_LABELS)}")
+    return frozenset(Label(i) for i in items)
+
+
+def _check(reader: TableReader) -> Check | None:
+    name = reader.string("check", None, choices=sorted(CHECKS))
+    return CHECKS[name] if name is not None else None
+
+
+# -- sections -----------------------------------------------------------------------------------
+
+
+def _roles(table: TableReader) -> tuple[Role, ...]:
+    roles = []
+    for name in table.names():
+        role = table.table(name)
+        tools = role.table("tools", {})
+        rules = []
+        for glob in tools.names():
+            try:
+                compiled = Glob(glob)
+            except RegexError as exc:
+                tools.fail(glob, glob, f"bad tool glob: {exc}", "check [ ] pairs")
+            rules.append((compiled, _labels(tools, glob, tools.strings(glob))))
+        tools.finish()
+        roles.append(Role(name, _globs(role, "servers"), tuple(rules), _globs(role, "signatures")))
+        role.finish()
+    table.finish()
+    return tuple(roles)
+
+
+def _argument_rule(rule: TableReader) -> ArgumentRule:
+    parsed = ArgumentRule(
+        id=rule.string("id"),
+        keys=_globs(rule, "keys"),
+        tools=_globs(rule, "tools", ("*",)),
+        path_globs=_path_globs(rule, "path_globs"),
+        labels=_labels(rule, "labels"),
+        split_words=rule.boolean("split_words", False),
+    )
+    if not parsed.path_globs:
+        rule.fail("path_globs", [], "an argument rule needs path globs", "list some path globs")
+    rule.finish()
+    return parsed
+
+
+def _egress(table: TableReader) -> EgressRules:
+    rules = EgressRules(
+        allow_hosts=_globs(table, "allow_hosts", ("localhost", "127.0.0.1", "::1")),
+        url_keys=_globs(table, "url_keys", ("*url*", "*uri*")),
+        url_labels=_labels(table, "url_labels", table.strings("url_labels", ["egress"])),
+        destination_keys=_globs(table, "destination_keys", ("to", "url", "recipient*")),
+    )
+    table.finish()
+    return rules
+
+
+def _results(table: TableReader) -> tuple[SafeRegex, ...]:
+    markers = _regexes(table, "untrusted_markers")
+    table.finish()
+    return markers
+
+
+def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:
+    rules: list[SecretRule] = []
+    seen: set[str] = set()
+    for table in tables:
+        rule = SecretRule(
+            id=table.string("id"),
+            description=table.string("description", ""),
+            regex=_regex(table, "regex", table.string("regex")),
+            keywords=tuple(k.lower() for k in table.strings("keywords", ())),
+            min_entropy=table.number("min_entropy", 0.0),
+            check=_check(table),
+        )
+        if rule.id in seen:
+            table.fail("id", rule.id, "duplicate secret rule id", "give every rule its own id")
+        seen.add(rule.id)
+        table.finish()
+        rules.append(rule)
+    return tuple(rules)
+
+
+def _provenance(table: TableReader) -> ProvenanceSettings:
+    high_value = []
+    for rule in table.tables("high_value"):
+        high_value.append(
+            HighValueRule(
+                rule.string("id"), _regex(rule, "regex", rule.string("regex")), _check(rule)
+            )
+        )
+        rule.finish()
+    defaults = ProvenanceSettings()
+    opaque = table.strings("opaque_ids", ())
+    settings = ProvenanceSettings(
+        kgram=table.integer("kgram", defaults.kgram, minimum=4),
+        min_fragment=table.integer("min_fragment", defaults.min_fragment, minimum=4),
+        secret_entropy=table.number("secret_entropy", defaults.secret_entropy),
+        untrusted_window=table.integer("untrusted_window", defaults.untrusted_window, minimum=1),
+        min_token_length=table.integer("min_token_length", defaults.min_token_length, minimum=4),
+        min_token_entropy=table.number("min_token_entropy", defaults.min_token_entropy),
+        shingle_words=table.integer("shingle_words", defaults.shingle_words, minimum=2),
+        min_uncommon_words=table.integer("min_uncommon_words", defaults.min_uncommon_words),
+        max_sources_per_fingerprint=table.integer(
+            "max_sources_per_fingerprint", defaults.max_sources_per_fingerprint, minimum=1
+        ),
+        opaque_id_keys=_globs(table, "opaque_id_keys"),
+        opaque_ids=tuple(_regex(table, "opaque_ids", p) for p in opaque),
+        opaque_id=SafeRegex("(?i)" + "|".join(f"(?:{p})" for p in opaque)) if opaque else None,
+        high_value=tuple(high_value),
+    )
+    table.finish()
+    return settings
+
+
+def _leak(table: TableReader) -> LeakSettings:
+    settings = LeakSettings(
+        min_call_bytes=table.integer("min_call_bytes", LeakSettings.min_call_bytes, minimum=1),
+        drip_bytes=table.integer("drip_bytes", LeakSettings.drip_bytes, minimum=1),
+    )
+    table.finish()
+    return settings
+
+
+_DEFAULT_FLOWS = {
+    FlowClass.EXFILTRATION: FlowPolicy(Action.DENY),
+    FlowClass.SECRET_EGRESS: FlowPolicy(Action.DENY, require_untrusted=True),
+    FlowClass.EXCESSIVE_AGENCY: FlowPolicy(Action.DENY, require_data_edges=True),
+    FlowClass.SELF_CONTAINED_ROUTE: FlowPolicy(Action.FLAG),
+}
+
+
+def _flows(table: TableReader) -> dict[FlowClass, FlowPolicy]:
+    policies = dict(_DEFAULT_FLOWS)
+    classes = [c.value for c in FlowClass]
+    for name in table.names():
+        if name not in classes:
+            table.fail(name, name, "unknown flow class", f"use one of: {', '.join(classes)}")
+        flow = table.table(name)
+        default = _DEFAULT_FLOWS[FlowClass(name)]
+        action = flow.string(
+            "action", default.action.value, choices=[a.value for a in _FLOW_ACTIONS]
+        )
+        require = flow.boolean("require_data_edges", default.require_data_edges)
+        untrusted = default.require_untrusted
+        if FlowClass(name) is FlowClass.SECRET_EGRESS:
+            untrusted = flow.boolean("require_untrusted", default.require_untrusted)
+        policies[FlowClass(name)] = FlowPolicy(Action(action), require, untrusted)
+        flow.finish()
+    table.finish()
+    return policies
+
+
+def _limits(table: TableReader) -> Limits:
+    limits = Limits(
+        max_calls=table.integer("max_calls", Limits.max_calls, minimum=10),
+        max_fingerprints=table.integer("max_fingerprints", Limits.max_fingerprints, minimum=1000),
+        max_result_chars=table.integer("max_result_chars", Limits.max_result_chars, minimum=1024),
+    )
+    table.finish()
+    return limits

@@ -1,0 +1,217 @@
+"""The provenance graph (C2/C3): which earlier results a call's arguments carry, and which
+untrusted content was in the agent's context when it was made.
+
+Rules:
+
+1. Nodes are calls (their index in the session). Edges point from an earlier call to a later one.
+2. A *data* edge means the later call's arguments, in some decoded form, carry a distinctive
+   piece of the earlier call's result. It records which arguments.
+3. An *influence* edge means untrusted content from the earlier call was in the agent's context
+   (the hub every result passes through) when the later call was made. For each untrusted
+   capability only its latest call is linked, so a call gets a bounded number of them.
+4. Only results labelled untrusted or sensitive are indexed (see :mod:`.fingerprints`).
+5. Beyond ``max_calls`` nodes the oldest are dropped, and the count says so.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import networkx as nx
+
+from .arguments import ArgLeaf
+from .canon import clean
+from .fingerprints import FingerprintIndex, Hit, HitKind, identifier, locators
+from .patterns import Patterns
+from .secretscan import SecretFinding, SecretScanner, high_values
+from .types import ArgPath, Capability, Label
+from .unmask import unmask
+
+__all__ = ["ArgumentMatch", "EdgeKind", "Provenance"]
+
+
+def _url_payload(value: str) -> str:
+    """The part of a URL after its host (path, query, fragment); empty for anything else."""
+    if "://" not in value:
+        return ""
+    rest = value.split("://", 1)[1]
+    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=-1)
+    return rest[cut:] if cut >= 0 else ""
+
+
+class EdgeKind(StrEnum):
+    DATA = "data"
+    INFLUENCE = "influence"
+
+
+@dataclass
+class ArgumentMatch:
+    """What one argument carries: pieces of untrusted content, of sensitive content, secrets."""
+
+    path: ArgPath
+    destination: bool
+    untrusted_hits: list[Hit] = field(default_factory=list)
+    sensitive_hits: list[Hit] = field(default_factory=list)
+    secrets: list[SecretFinding] = field(default_factory=list)
+
+    @property
+    def hits(self) -> list[Hit]:
+        return self.untrusted_hits + self.sensitive_hits
+
+    @property
+    def untrusted_calls(self) -> set[int]:
+        return {h.call for h in self.untrusted_hits}
+
+
+class Provenance:
+    def __init__(self, patterns: Patterns) -> None:
+        self._p = patterns
+        self.graph: nx.DiGraph[int] = nx.DiGraph()
+        self.index = FingerprintIndex(patterns.provenance, patterns.limits.max_fingerprints)
+        self._order: deque[int] = deque()
+        self.evicted_calls = 0
+        self._latest_untrusted: dict[Capability, int] = {}
+
+    # -- calls ----------------------------------------------------------------------------------
+
+    def add_call(self, index: int, capability: Capability, labels: frozenset[Label]) -> None:
+        self.graph.add_node(index, capability=capability, labels=labels)
+        self._order.append(index)
+        while len(self._order) > self._p.limits.max_calls:
+            self.graph.remove_node(self._order.popleft())
+            self.evicted_calls += 1
+
+    def set_labels(self, index: int, labels: frozenset[Label]) -> None:
+        if index in self.graph:
+            self.graph.nodes[index]["labels"] = labels
+
+    def labels(self, index: int) -> frozenset[Label]:
+        if index not in self.graph:
+            return frozenset()
+        labels: frozenset[Label] = self.graph.nodes[index]["labels"]
+        return labels
+
+    def capability(self, index: int) -> Capability | None:
+        return self.graph.nodes[index]["capability"] if index in self.graph else None
+
+    def match_arguments(
+        self,
+        index: int,
+        args: Sequence[ArgLeaf],
+        destinations: set[ArgPath],
+        scan: SecretScanner | None,
+        privileged: bool = False,
+    ) -> list[ArgumentMatch]:
+        """Look every argument up in the index, add data edges, and (with ``scan``) find secrets.
+
+        A destination argument says *where* data goes: only a URL's path and query can carry
+        sensitive content (a reply to the sender of a private mail does not leak the sender's
+        address). The whole value of a destination argument, and of any argument of a privileged
+        call, is also looked up as an identifier taken from untrusted content (``#633``).
+        """
+        matches = []
+        for leaf in args:
+            match = ArgumentMatch(leaf.path, leaf.path in destinations)
+            for form in unmask(leaf.value):
+                self._match_form(form, match, scan, whole=match.destination or privileged)
+            matches.append(match)
+        for match in matches:
+            for hit in match.hits:
+                self._link(hit.call, index, EdgeKind.DATA, match.path)
+        return matches
+
+    def _match_form(
+        self, form: str, match: ArgumentMatch, scan: SecretScanner | None, whole: bool
+    ) -> None:
+        cleaned = clean(form)
+        text = cleaned.casefold()
+        for hit in self.index.fragments(text):
+            if Label.UNTRUSTED in hit.labels:
+                match.untrusted_hits.append(hit)
+            if Label.SENSITIVE in hit.labels and not match.destination:
+                match.sensitive_hits.append(hit)
+        if match.destination:
+            match.untrusted_hits.extend(self.index.exact(locators(text), HitKind.LOCATOR))
+            payload = _url_payload(cleaned)
+            if payload:
+                self._match_sensitive(payload, match)
+        else:
+            self._match_sensitive(cleaned, match, fragments=False)
+        token = identifier(text) if whole else None
+        if token is not None:
+            hits = self.index.exact((token,), HitKind.LOCATOR)
+            match.untrusted_hits.extend(h for h in hits if Label.UNTRUSTED in h.labels)
+        if scan is not None:
+            match.secrets.extend(scan.scan(cleaned))
+
+    def _match_sensitive(self, cleaned: str, match: ArgumentMatch, fragments: bool = True) -> None:
+        text = cleaned.casefold()
+        found = list(self.index.fragments(text)) if fragments else []
+        found += self.index.shingles(text)
+        values = [hv.value for hv in high_values(self._p.provenance.high_value, cleaned)]
+        found += self.index.exact(values, HitKind.HIGH_VALUE)
+        match.sensitive_hits.extend(h for h in found if Label.SENSITIVE in h.labels)
+
+    def add_influence(self, index: int) -> list[int]:
+        """Link ``index`` to the latest call of every untrusted capability seen so far."""
+        sources = sorted(c for c in self._latest_untrusted.values() if c < index)
+        for source in sources:
+            self._link(source, index, EdgeKind.INFLUENCE, None)
+        return sources
+
+    def _link(self, source: int, target: int, kind: EdgeKind, path: ArgPath | None) -> None:
+        if source not in self.graph or target not in self.graph or source == target:
+            return
+        if self.graph.has_edge(source, target):
+            data = self.graph.edges[source, target]
+        else:
+            self.graph.add_edge(source, target, kinds=set(), arguments=set())
+            data = self.graph.edges[source, target]
+        data["kinds"].add(kind)
+        if path is not None:
+            data["arguments"].add(path)
+
+    def data_sources(self, index: int) -> set[int]:
+        """Calls whose results reached ``index``'s arguments as data."""
+        if index not in self.graph:
+            return set()
+        return {
+            s for s, _, d in self.graph.in_edges(index, data=True) if EdgeKind.DATA in d["kinds"]
+        }
+
+    def untrusted_before(self, index: int) -> list[int]:
+        return sorted(c for c in self._latest_untrusted.values() if c < index)
+
+    # -- results --------------------------------------------------------------------------------
+
+    def add_result(self, index: int, labels: frozenset[Label], texts: Iterable[str]) -> None:
+        """Index a result's text under ``labels`` (only untrusted/sensitive content is kept)."""
+        if Label.UNTRUSTED in labels:
+            capability = self.capability(index)
+            if capability is not None:
+                self._latest_untrusted[capability] = index
+        if not labels & {Label.UNTRUSTED, Label.SENSITIVE}:
+            return
+        budget = self._p.limits.max_result_chars
+        for text in texts:
+            if budget <= 0:
+                break
+            piece = text[:budget]
+            budget -= len(piece)
+            family: int | None = None
+            for form in self._forms_to_index(piece, labels):
+                cleaned = clean(form)
+                values = [hv.value for hv in high_values(self._p.provenance.high_value, cleaned)]
+                seg_id = self.index.add(index, labels, cleaned.casefold(), values, family)
+                family = seg_id if family is None else family
+
+    def _forms_to_index(self, text: str, labels: frozenset[Label]) -> Iterator[str]:
+        # A private result that holds encoded data (a base64 secret in a config) is also indexed
+        # decoded: the agent may decode it before sending.
+        if Label.SENSITIVE in labels and len(text) <= 65536:
+            yield from unmask(text)
+        else:
+            yield text

@@ -1,0 +1,220 @@
+"""Linear-time regular expressions and globs.
+
+Patterns come from configuration but run over text an attacker controls, so they run on RE2
+(google-re2): matching time is linear in the input whatever the pattern, so no rule can backtrack
+catastrophically. RE2 has no look-arounds or back-references; a rule marks the part it wants with
+a group named ``secret`` (or ``value``) instead of a look-behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import re2  # type: ignore[import-untyped]
+
+__all__ = [
+    "Glob",
+    "GlobSet",
+    "PathGlob",
+    "PathGlobSet",
+    "RegexError",
+    "SafeRegex",
+    "normalize_path",
+]
+
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False  # RE2 would otherwise print parse errors to stderr itself
+_MARKED_GROUPS = ("secret", "value")
+
+
+class RegexError(ValueError):
+    """A pattern RE2 cannot compile; the message says why."""
+
+
+def _compile(pattern: str) -> Any:
+    try:
+        return re2.compile(pattern, _OPTIONS)
+    except re2.error as exc:
+        detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+        raise RegexError(f"RE2 cannot compile it: {detail}") from None
+
+
+@dataclass(frozen=True)
+class SafeRegex:
+    """A compiled RE2 pattern whose spans are those of its marked group, if any."""
+
+    pattern: str
+    _compiled: Any = field(init=False, repr=False, compare=False)
+    _group: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        compiled = _compile(self.pattern)
+        group = next(
+            (compiled.groupindex[g] for g in _MARKED_GROUPS if g in compiled.groupindex), 0
+        )
+        object.__setattr__(self, "_compiled", compiled)
+        object.__setattr__(self, "_group", group)
+
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """Start and end of every match (of the marked group where there is one)."""
+        for match in self._compiled.finditer(text):
+            start, end = match.span(self._group)
+            if start >= 0 and end > start:
+                yield start, end
+
+    def search(self, text: str) -> bool:
+        return self._compiled.search(text) is not None
+
+
+def _glob_to_regex(glob: str, *, segment: str) -> str:
+    """Translate ``*``, ``**``, ``?`` and ``[...]``; ``segment`` is what ``*`` may match."""
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        char = glob[i]
+        if glob.startswith("**/", i):
+            out.append(r"(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif char == "*":
+            out.append(segment + "*")
+            i += 1
+        elif char == "?":
+            out.append(segment)
+            i += 1
+        elif char == "[" and "]" in glob[i + 2 :]:
+            end = glob.index("]", i + 2)
+            body = glob[i + 1 : end]
+            negate = body.startswith("!")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re2.escape(char))
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Glob:
+    """A shell-style glob over a name (a server, a tool, an argument key), case-insensitive."""
+
+    pattern: str
+    _compiled: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        regex = "(?i)" + _glob_to_regex(self.pattern, segment=".")
+        object.__setattr__(self, "_compiled", _compile(regex))
+
+    def matches(self, name: str) -> bool:
+        return self._compiled.fullmatch(name) is not None
+
+
+_CACHE_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class GlobSet:
+    """Several globs matched as one (a name matches if any does); answers are remembered."""
+
+    patterns: tuple[str, ...]
+    _compiled: Any = field(init=False, repr=False, compare=False)
+    _cache: dict[str, bool] = field(init=False, repr=False, compare=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for pattern in self.patterns:
+            Glob(pattern)  # each on its own first, so that an error names the bad one
+        body = "|".join(f"(?:{_glob_to_regex(p, segment='.')})" for p in self.patterns)
+        object.__setattr__(self, "_compiled", _compile(f"(?i){body}") if body else None)
+
+    def matches(self, name: str) -> bool:
+        known = self._cache.get(name)
+        if known is not None:
+            return known
+        found = self._compiled is not None and self._compiled.fullmatch(name) is not None
+        if len(self._cache) < _CACHE_LIMIT:
+            self._cache[name] = found
+        return found
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+
+@dataclass(frozen=True)
+class PathGlob:
+    """A gitignore-like glob over a file path, case-insensitive.
+
+    A glob without ``/`` matches the last path component anywhere (``*.pem``, ``.env``). A glob
+    with ``/`` matches a whole trailing run of components (``.aws/credentials`` matches
+    ``/home/a/.aws/credentials``); a leading ``/`` anchors it at the root. ``~/`` stands for any
+    home directory, so it anchors nothing: the core cannot know whose home a downstream server
+    runs in, and ``/home/a/.ssh/id_rsa`` or ``../../a/.ssh/id_rsa`` must not slip past
+    ``~/.ssh/*``. ``*`` stays within one component, ``**`` crosses them.
+    """
+
+    pattern: str
+    _compiled: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_compiled", _compile(f"(?i){self.regex}"))
+
+    @property
+    def regex(self) -> str:
+        glob = self.pattern.replace("\\", "/")
+        if glob.startswith("~/"):
+            prefix, glob = r"(?:.*/)?", glob[2:]
+        elif glob.startswith("/"):
+            prefix, glob = "/", glob[1:]
+        else:
+            prefix = r"(?:.*/)?"
+        body = _glob_to_regex(glob.rstrip("/"), segment="[^/]")
+        # A directory glob also covers everything below it.
+        return f"{prefix}{body}(?:/.*)?"
+
+    def matches(self, path: str) -> bool:
+        """Whether ``path`` (normalised with :func:`normalize_path`) matches."""
+        return self._compiled.fullmatch(path) is not None
+
+
+@dataclass(frozen=True)
+class PathGlobSet:
+    """Several path globs matched in one pass."""
+
+    globs: tuple[PathGlob, ...]
+    _compiled: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        body = "|".join(f"(?:{g.regex})" for g in self.globs)
+        object.__setattr__(self, "_compiled", _compile(f"(?i){body}") if body else None)
+
+    def matches(self, path: str) -> bool:
+        return self._compiled is not None and self._compiled.fullmatch(path) is not None
+
+    def __bool__(self) -> bool:
+        return bool(self.globs)
+
+
+def normalize_path(raw: str) -> str:
+    """Lexical normalisation: ``file://``, backslashes, ``//``, ``.`` and ``..``. No file access."""
+    path = raw.strip()
+    if path.lower().startswith("file://"):
+        path = path[7:]
+    path = path.replace("\\", "/")
+    absolute = path.startswith("/")
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts and parts[-1] != "..":
+                parts.pop()
+            elif not absolute:
+                parts.append(part)
+            continue
+        parts.append(part)
+    joined = "/".join(parts)
+    return "/" + joined if absolute else joined

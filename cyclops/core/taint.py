@@ -1,0 +1,143 @@
+"""Taint labels (C1): what a call is, from its server's roles, its tool name, its arguments and
+what it returned.
+
+Rules:
+
+1. A server's roles are those the operator declared (downstream.toml), every role whose
+   ``servers`` globs match its name, and every role one of whose ``signatures`` matches a tool
+   the server offers (listed up front, or seen called).
+2. A call's labels are the union of: every tool-glob rule of every role of its server; every
+   argument rule whose key and tool globs match and whose path globs match a value (any depth);
+   the egress URL rule (a URL to a host not allowed) — and nothing else.
+3. A result's labels add to its call's: untrusted when an untrusted marker matches, sensitive
+   when a secret rule matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .arguments import ArgLeaf, hosts_in
+from .patterns import ArgumentRule, Patterns, Role
+from .regex import normalize_path
+from .secretscan import SecretScanner
+from .types import Capability, Label
+
+__all__ = ["ArgumentLabels", "Labeller"]
+
+
+@dataclass(frozen=True)
+class ArgumentLabels:
+    labels: frozenset[Label]
+    rule_ids: tuple[str, ...]
+    """Argument rules that matched (``egress-url`` for the URL rule)."""
+    egress_hosts: tuple[str, ...]
+    """Hosts outside the allowlist that the arguments point at, in order of appearance."""
+
+
+class Labeller:
+    def __init__(
+        self,
+        patterns: Patterns,
+        declared_roles: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        self._p = patterns
+        self._declared = {server: tuple(roles) for server, roles in (declared_roles or {}).items()}
+        self._tools: dict[str, set[str]] = {}
+        self._learned: dict[str, frozenset[str]] = {}
+        self._secrets = SecretScanner(patterns.secrets)
+        self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
+
+    def learn_tools(self, server: str, tools: Iterable[str]) -> None:
+        """Tools a server offers (listed, or seen called): a signature tool names its role."""
+        known = self._tools.setdefault(server, set())
+        new = set(tools) - known
+        if not new:
+            return
+        known |= new
+        found = {r.name for r in self._p.roles if any(r.signatures.matches(t) for t in new)}
+        learned = self._learned.get(server, frozenset())
+        if found - learned:
+            self._learned[server] = learned | found
+            self.static_labels.cache_clear()
+
+    def roles_of(self, server: str) -> tuple[Role, ...]:
+        named = set(self._declared.get(server, ())) | self._learned.get(server, frozenset())
+        return tuple(
+            role for role in self._p.roles if role.name in named or role.servers.matches(server)
+        )
+
+    def _static_labels(self, capability: Capability) -> frozenset[Label]:
+        labels: set[Label] = set()
+        for role in self.roles_of(capability.server):
+            for glob, role_labels in role.tools:
+                if glob.matches(capability.tool):
+                    labels |= role_labels
+        return frozenset(labels)
+
+    def argument_labels(self, tool: str, args: Sequence[ArgLeaf]) -> ArgumentLabels:
+        labels: set[Label] = set()
+        rule_ids: list[str] = []
+        for rule in self._p.arguments:
+            if rule.tools.matches(tool) and self._rule_matches(rule, args):
+                labels |= rule.labels
+                rule_ids.append(rule.id)
+        hosts = self.egress_hosts(args)
+        if hosts:
+            labels |= self._p.egress.url_labels
+            rule_ids.append("egress-url")
+        return ArgumentLabels(frozenset(labels), tuple(rule_ids), hosts)
+
+    def _rule_matches(self, rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
+        for leaf in args:
+            if not rule.keys.matches(leaf.key):
+                continue
+            candidates = leaf.value.split() if rule.split_words else [leaf.value]
+            for candidate in candidates:
+                path = normalize_path(candidate.strip("\"'"))
+                if path and rule.path_globs.matches(path):
+                    return True
+        return False
+
+    def egress_hosts(self, args: Sequence[ArgLeaf]) -> tuple[str, ...]:
+        egress = self._p.egress
+        hosts: dict[str, None] = {}
+        for leaf in args:
+            in_url_key = egress.url_keys.matches(leaf.key)
+            if not (in_url_key or _is_whole_url(leaf.value)):
+                continue
+            for host in hosts_in(leaf.value, bare=in_url_key):
+                if not egress.allow_hosts.matches(host):
+                    hosts[host] = None
+        return tuple(hosts)
+
+    def is_destination(self, leaf: ArgLeaf) -> bool:
+        return self._p.egress.destination_keys.matches(leaf.key)
+
+    def is_opaque_key(self, key: str) -> bool:
+        return self._p.provenance.opaque_id_keys.matches(key)
+
+    def result_labels(
+        self, call_labels: frozenset[Label], texts: Iterable[str]
+    ) -> frozenset[Label]:
+        """The labels of a result: its call's source labels plus what its content shows."""
+        labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
+        for text in texts:
+            if Label.UNTRUSTED not in labels and any(
+                m.search(text) for m in self._p.untrusted_markers
+            ):
+                labels.add(Label.UNTRUSTED)
+            if Label.SENSITIVE not in labels and self._secrets.scan(text):
+                labels.add(Label.SENSITIVE)
+        return frozenset(labels)
+
+    @property
+    def secrets(self) -> SecretScanner:
+        return self._secrets
+
+
+def _is_whole_url(value: str) -> bool:
+    text = value.strip()
+    return "://" in text and not any(c.isspace() for c in text)

@@ -1,0 +1,388 @@
+"""Decoded forms of a value: what an argument says once its encodings are peeled off.
+
+``unmask`` returns a value with everything it decodes to, layer after layer (base64, base32,
+hex, percent-encoding, HTML entities, JSON/C escapes, quoted-printable, gzip/zlib/deflate behind
+base64), so a call can be linked to an earlier result even if that was re-encoded on the way.
+Encoded runs are found inside longer strings, also when glued to a prefix of their alphabet.
+The search is breadth-first and bounded by ``UnmaskLimits``; hostile input (nested encodings,
+compression bombs, megabytes of escapes) spends a budget and stops, it never raises.
+"""
+
+from __future__ import annotations
+
+import binascii
+import html
+import re
+import string
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from cyclops.core.canon import clean
+
+__all__ = ["DEFAULT_LIMITS", "UnmaskLimits", "unmask"]
+
+
+@dataclass(frozen=True)
+class UnmaskLimits:
+    """How far ``unmask`` digs into one value.
+
+    Character budget: all returned forms except the original value (always returned whole)
+    hold at most ``max_total_chars(value) = max(total_chars_floor, total_chars_per_value_char *
+    len(value))`` characters together. A form that would overrun it is cut to the characters
+    left. Once the characters or ``max_forms`` are spent, ``unmask`` stops; once ``max_runs``
+    distinct runs have been looked at, further base64/base32/hex runs are left undecoded.
+    """
+
+    max_depth: int = 4
+    """Decoding layers applied one after another (cleaning a form is not a layer)."""
+    max_forms: int = 48
+    """Distinct forms returned, the original value included."""
+    total_chars_floor: int = 65_536
+    total_chars_per_value_char: int = 4
+    min_run: int = 12
+    """Shortest run of base64, base32 or hex characters worth decoding."""
+    max_runs: int = 4096
+    """Distinct runs of base64, base32 or hex characters looked at per call: bounds the time
+    spent on text full of short runs."""
+
+    def __post_init__(self) -> None:
+        counts = (self.max_depth, self.total_chars_floor, self.total_chars_per_value_char)
+        if min(*counts, self.max_runs) < 0 or self.max_forms < 1 or self.min_run < 4:
+            raise ValueError(f"{self!r}: counts must be >= 0, max_forms >= 1, min_run >= 4")
+
+    def max_total_chars(self, value: str) -> int:
+        """Characters all decoded forms of ``value`` may hold together."""
+        return max(self.total_chars_floor, self.total_chars_per_value_char * len(value))
+
+
+DEFAULT_LIMITS = UnmaskLimits()
+
+# Characters that mark decoded bytes as binary: controls other than tab/newline/return, and the
+# replacement character that stands for bytes that are not UTF-8.
+_UNREADABLE_CLASS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd"
+_UNREADABLE = re.compile(f"[{_UNREADABLE_CLASS}]")
+_MIN_SEGMENT = 8
+# A reading that is readable from end to end is kept when shorter: a 6-digit code is worth
+# finding, and random bytes rarely decode to readable text throughout.
+_MIN_WHOLE = 4
+_READABLE_SEGMENT = re.compile(f"[^{_UNREADABLE_CLASS}]{{{_MIN_SEGMENT},}}")
+
+# zlib window bits for the streams recognised by their first two bytes: gzip, then zlib.
+_HEADER_WBITS = {b"\x1f\x8b": 16 + zlib.MAX_WBITS} | {
+    b"\x78" + level: zlib.MAX_WBITS for level in (b"\x01", b"\x5e", b"\x9c", b"\xda")
+}
+_RAW_DEFLATE_WBITS = -zlib.MAX_WBITS
+
+_URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
+_BASE32_TO_BASE32HEX = str.maketrans(
+    string.ascii_uppercase + "234567", string.digits + "ABCDEFGHIJKLMNOPQRSTUV"
+)
+_HEX_SEPARATORS = str.maketrans("", "", ":- ")
+# Base64-alphabet runs made of words, numbers and path parts joined by -_/+ (``Notwithstanding``,
+# ``/usr/lib/python3``, ``1700000000000``) fill plain text, while base64 of a 12-character
+# secret looks like that about once in 100,000: they are not decoded. Identifiers
+# (``XMLHttpRequest``, ``PyObject_GetAttr``) are common in code, and in about 5% of base64: only
+# their aligned reading is tried. Neighbouring parts of each pattern differ in character class,
+# so matching never backtracks far.
+_WORDS_RUN = re.compile(r"[-_/+]*(?:[A-Z]?[a-z]*[0-9]*[-_/+]+)*[A-Z]?[a-z]*[0-9]*")
+_IDENTIFIER_RUN = re.compile(
+    r"[-_/+]*(?:[a-z]*(?:[A-Z][a-z]*)*[0-9]*[-_/+]+)*[a-z]*(?:[A-Z][a-z]*)*[0-9]*"
+)
+_MAX_PLAIN_RUN = 256
+
+
+def _alphabet_marks(alphabet: str) -> bytes:  # a bytes.translate table: alphabet -> 1, others -> 0
+    return bytes(1 if chr(byte) in alphabet else 0 for byte in range(256))
+
+
+_BASE64_MARKS = _alphabet_marks(string.ascii_letters + string.digits + "+/-_")
+_BASE32_UPPER_MARKS = _alphabet_marks(string.ascii_uppercase + "234567")
+_BASE32_LOWER_MARKS = _alphabet_marks(string.ascii_lowercase + "234567")
+_HEX_MARKS = _alphabet_marks(string.hexdigits + ":- ")
+
+# Each pattern starts with a literal character, which lets the regex engine skip ahead fast.
+_PERCENT_RUN = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")
+_QUOTED_PRINTABLE_ESCAPE = re.compile(r"=(?:[0-9A-Fa-f]{2}|\r?\n)")
+_QUOTED_PRINTABLE_CONTROL = re.compile(r"=(?:0[0-8BbCcEeFf]|1[0-9A-Fa-f]|7[Ff])")
+_ESCAPE_RUN = re.compile(
+    r"\\(?:u[0-9A-Fa-f]{4}(?:\\u[0-9A-Fa-f]{4})*|U[0-9A-Fa-f]{8}(?:\\U[0-9A-Fa-f]{8})*"
+    r"|x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2})*|[\"'\\/bfnrt](?:\\[\"'\\/bfnrt])*)"
+)
+# Escaped characters not listed here stand for themselves (\\, \", \', \/).
+_SIMPLE_ESCAPES = str.maketrans("bfnrt", "\b\f\n\r\t")
+
+
+def unmask(value: str, limits: UnmaskLimits = DEFAULT_LIMITS) -> list[str]:
+    """The value and every form it decodes to, case preserved, original first, no duplicates."""
+    search = _Search(value, limits)
+    cleaned = clean(value)
+    first = value if cleaned == value else search.admit(cleaned)
+    layer = [] if first is None else [first]
+    for _ in range(limits.max_depth):
+        next_layer: list[str] = []
+        for form in layer:
+            for decoded in _decodings(form, search):
+                if (to_decode := search.add(decoded)) is not None:
+                    next_layer.append(to_decode)
+                if search.full:
+                    return search.forms
+        layer = next_layer
+    return search.forms
+
+
+class _Search:
+    """The state of one ``unmask`` call: forms found, and what is left of the budgets."""
+
+    def __init__(self, value: str, limits: UnmaskLimits) -> None:
+        self.limits = limits
+        self.forms = [value]
+        self.room = limits.max_total_chars(value)
+        self.runs_left = limits.max_runs
+        self._seen = {value}
+        self._runs_seen: set[tuple[str, str]] = set()
+
+    @property
+    def full(self) -> bool:
+        return self.room <= 0 or len(self.forms) >= self.limits.max_forms
+
+    def add(self, text: str) -> str | None:
+        """Record ``text`` and its cleaned form; return the cleaned form if it is new.
+
+        Only cleaned forms are decoded further: cleaning undoes disguises (fullwidth ``％４１``,
+        a zero-width space inside a base64 run) that would stop a decoder.
+        """
+        admitted = self.admit(text)
+        if self.full:
+            return None
+        cleaned = clean(text)
+        return admitted if cleaned == text else self.admit(cleaned)
+
+    def fresh_runs(self, kind: str, runs: Iterable[str]) -> Iterator[str]:
+        """The ``runs`` not looked at before as ``kind``, while ``max_runs`` last."""
+        for run in runs:
+            if self.runs_left <= 0:
+                return
+            if (kind, run) not in self._runs_seen:
+                self._runs_seen.add((kind, run))
+                self.runs_left -= 1
+                yield run
+
+    def admit(self, text: str) -> str | None:
+        """Record ``text``, cut to the budget; return it if it is new."""
+        form = text[: self.room]
+        if self.full or not form or form in self._seen:
+            return None
+        self._seen.add(form)
+        self.forms.append(form)
+        self.room -= len(form)
+        return form
+
+
+def _decodings(form: str, search: _Search) -> Iterator[str]:
+    # Decoders shrink their input (decompression grows it, but only up to the room), so input
+    # beyond the room left could only make output that would be cut away.
+    source = form[: search.room]
+    for decoder in _DECODERS:
+        yield from decoder(source, search)
+
+
+# Binary encodings: runs of the alphabet, decoded to bytes, read back as text.
+
+
+def _base64(form: str, search: _Search) -> Iterator[str]:
+    for run in search.fresh_runs("base64", _runs(form, _BASE64_MARKS, search.limits.min_run)):
+        plain = len(run) <= _MAX_PLAIN_RUN
+        if plain and _WORDS_RUN.fullmatch(run):
+            continue
+        offsets = 1 if plain and _IDENTIFIER_RUN.fullmatch(run) else 4
+        yield from _run_readings(run, offsets, _base64_bytes, search.room, raw_deflate=True)
+
+
+def _base32(form: str, search: _Search) -> Iterator[str]:
+    # Upper- and lower-case runs are found apart, so a run glued to a word of the other case
+    # starts aligned; only the aligned reading is tried, which keeps short runs cheap.
+    for marks in (_BASE32_UPPER_MARKS, _BASE32_LOWER_MARKS):
+        for run in search.fresh_runs("base32", _runs(form, marks, search.limits.min_run)):
+            if reading := _read_bytes(_base32_bytes(run), search.room, raw_deflate=False):
+                yield reading[0]
+
+
+def _hex(form: str, search: _Search) -> Iterator[str]:
+    min_run = search.limits.min_run
+    pairs = rf"(?:[0-9A-Fa-f]{{2}}[:\- ]){{{min_run // 2 - 1},}}[0-9A-Fa-f]{{2}}"
+    hex_run = re.compile(rf"[0-9A-Fa-f]{{{min_run},}}|{pairs}")
+    for candidate in search.fresh_runs("hex+", _runs(form, _HEX_MARKS, min_run)):
+        # Separators alone (table rules, indentation) or doubled (word gaps) are no hex.
+        if len(candidate) - sum(map(candidate.count, ":- ")) < min_run:
+            continue
+        pieces = candidate.split("  ") if "  " in candidate else [candidate]
+        runs = (run.group() for piece in pieces for run in hex_run.finditer(piece))
+        for run in search.fresh_runs("hex", runs):
+            digits = run.translate(_HEX_SEPARATORS)
+            yield from _run_readings(digits, 2, _hex_bytes, search.room, raw_deflate=False)
+
+
+def _runs(form: str, marks: bytes, min_run: int) -> Iterator[str]:
+    """Maximal runs of ``min_run`` or more characters that ``marks`` maps to 1.
+
+    bytes.translate and bytes.find scan ten times faster than a regex character class.
+    """
+    marked = form.encode("ascii", "replace").translate(marks)  # one byte per character
+    seed = b"\x01" * min_run
+    start = marked.find(seed)
+    while start >= 0:
+        end = marked.find(b"\x00", start + min_run)
+        end = len(marked) if end < 0 else end
+        yield form[start:end]
+        start = marked.find(seed, end)
+
+
+def _base64_bytes(chars: str) -> bytes:
+    chars = chars.translate(_URLSAFE_TO_STANDARD) if "-" in chars or "_" in chars else chars
+    chars = chars[: len(chars) - (len(chars) % 4 == 1)]  # a lone last character is no whole byte
+    try:
+        return binascii.a2b_base64(chars + "=" * (-len(chars) % 4))
+    except binascii.Error:
+        return b""
+
+
+def _base32_bytes(chars: str) -> bytes:
+    byte_count, spare_bits = divmod(5 * len(chars), 8)  # min_run >= 4 makes this >= 2 bytes
+    # int() reads base32hex digits in linear time (32 is a power of two); b32decode loops in
+    # Python, far slower on megabyte runs.
+    number = int(chars.upper().translate(_BASE32_TO_BASE32HEX), 32)
+    return (number >> spare_bits).to_bytes(byte_count, "big")
+
+
+def _hex_bytes(digits: str) -> bytes:
+    return bytes.fromhex(digits[: len(digits) // 2 * 2])
+
+
+def _run_readings(
+    run: str, offsets: int, to_bytes: Callable[[str], bytes], room: int, *, raw_deflate: bool
+) -> Iterator[str]:
+    """Readings of a run from its first ``offsets`` start offsets, until one is surely right.
+
+    A run glued to a prefix of its alphabet (``keySGVsbG8...``) starts misaligned.
+    """
+    for offset in range(offsets):
+        data = to_bytes(run[offset:])
+        # Raw deflate has no header to recognise it by: only the aligned reading tries it.
+        reading = _read_bytes(data, room, raw_deflate=raw_deflate and offset == 0)
+        if reading is not None:
+            yield reading[0]
+            if reading[1]:
+                return
+
+
+def _read_bytes(data: bytes, room: int, *, raw_deflate: bool) -> tuple[str, bool] | None:
+    """The text decoded bytes carry, and whether the decoding is surely right.
+
+    Readable UTF-8 is taken whole, compressed bytes are inflated; of other bytes only readable
+    segments are kept, as bytes decoded from a misaligned or glued run are partly garbage.
+    """
+    text = data.decode("utf-8", "replace")
+    if not _UNREADABLE.search(text):
+        return (text, True) if len(text) >= _MIN_WHOLE else None
+    inflated = _inflate(data, room, raw_deflate=raw_deflate)
+    if inflated is not None and (readable := _readable(inflated.decode("utf-8", "replace"))):
+        return readable, True
+    return (segments, False) if (segments := _readable(text)) else None
+
+
+def _readable(text: str) -> str:
+    """``text`` if it is all readable, else its readable segments joined by spaces."""
+    return " ".join(_READABLE_SEGMENT.findall(text)) if _UNREADABLE.search(text) else text
+
+
+def _inflate(data: bytes, room: int, *, raw_deflate: bool) -> bytes | None:
+    """``data`` decompressed to at most ``room`` bytes, or None if it is no compressed stream.
+
+    Raw deflate has no header, so its stream must end or fill the room: random bytes often
+    start like a deflate block and inflate to a few bytes of noise before they fail.
+    """
+    wbits = _HEADER_WBITS.get(data[:2])
+    if wbits is None:
+        if not raw_deflate or data[0] & 0b110 == 0b110:  # block type 3 is invalid
+            return None
+        wbits = _RAW_DEFLATE_WBITS
+    inflater = zlib.decompressobj(wbits)
+    try:
+        inflated = inflater.decompress(data, max(room, 1))
+    except zlib.error:
+        return None
+    if wbits != _RAW_DEFLATE_WBITS:  # a gzip or zlib header: surely compressed
+        return inflated if len(inflated) >= _MIN_WHOLE else None
+    complete = inflater.eof or len(inflated) >= room
+    return inflated if complete and len(inflated) >= _MIN_SEGMENT else None
+
+
+# Text encodings: each applies only where its escape syntax appears. A run of consecutive
+# escapes is replaced at once, so multi-byte sequences (UTF-8 behind %XX, UTF-16 surrogate pairs
+# behind \u) decode together and dense escapes cost one call per run, not per escape.
+
+
+def _percent(form: str, search: _Search) -> Iterator[str]:
+    if not _PERCENT_RUN.search(form):
+        return
+    if "+" in form:
+        yield _unquote(form.replace("+", " "))
+    layer = form
+    for _ in range(search.limits.max_depth):
+        layer = _unquote(layer)
+        yield layer
+        if not _PERCENT_RUN.search(layer):
+            return
+
+
+def _unquote(text: str) -> str:
+    return _PERCENT_RUN.sub(
+        lambda run: bytes.fromhex(run.group().replace("%", "")).decode("utf-8", "replace"), text
+    )
+
+
+def _html_entities(form: str, search: _Search) -> Iterator[str]:
+    if "&" in form and (decoded := html.unescape(form)) != form:
+        yield decoded
+
+
+def _escapes(form: str, search: _Search) -> Iterator[str]:
+    if "\\" in form and (decoded := _ESCAPE_RUN.sub(_escape_run_text, form)) != form:
+        yield decoded
+
+
+def _escape_run_text(run: re.Match[str]) -> str:
+    text = run.group()
+    kind = text[1]
+    if kind == "u":
+        return bytes.fromhex(text.replace("\\u", "")).decode("utf-16-be", "replace")
+    if kind == "U":
+        return bytes.fromhex(text.replace("\\U", "")).decode("utf-32-be", "replace")
+    if kind == "x":
+        return _utf8_or_latin1(bytes.fromhex(text.replace("\\x", "")))
+    return text[1::2].translate(_SIMPLE_ESCAPES)
+
+
+def _utf8_or_latin1(data: bytes) -> str:
+    # C-style \x escapes usually spell UTF-8 bytes; JavaScript-style ones spell code points.
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _quoted_printable(form: str, search: _Search) -> Iterator[str]:
+    # `x=12` in a query string is no quoted-printable: real QP of text never decodes to control
+    # characters or to bytes that are not UTF-8.
+    if not _QUOTED_PRINTABLE_ESCAPE.search(form) or _QUOTED_PRINTABLE_CONTROL.search(form):
+        return
+    try:
+        decoded = binascii.a2b_qp(form.encode("utf-8", "surrogatepass")).decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    if decoded != form:
+        yield decoded
+
+
+_DECODERS = (_base64, _hex, _base32, _percent, _html_entities, _escapes, _quoted_printable)

@@ -1,0 +1,57 @@
+"""A session's verdict: everything session.json reports, as typed records."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .types import Capability, Flow, FlowClass, Label, Mode
+
+__all__ = ["Eviction", "Metrics", "Verdict"]
+
+
+@dataclass(frozen=True)
+class Metrics:
+    calls: int = 0
+    allowed: int = 0
+    flagged: int = 0
+    denied: int = 0
+    redacted: int = 0
+    asked: int = 0
+    errors: int = 0
+    """Calls decided by the fail-closed path after an internal error."""
+    by_label: Mapping[Label, int] = field(default_factory=dict)
+    by_class: Mapping[FlowClass, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Eviction:
+    """State dropped to stay within the memory limits; detection may miss flows through it."""
+
+    calls: int = 0
+    segments: int = 0
+
+    @property
+    def any(self) -> bool:
+        return bool(self.calls or self.segments)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    session: str
+    mode: Mode
+    flows: tuple[Flow, ...]
+    leaked_bytes: int
+    """Sensitive bytes that reached a sink (calls that were forwarded)."""
+    blocked_bytes: int
+    """Sensitive bytes carried by calls that were denied."""
+    leaked_by_destination: Mapping[str, int]
+    choke_point: tuple[Capability, ...]
+    """The fewest capabilities whose removal breaks every toxic route seen in the session."""
+    metrics: Metrics
+    evicted: Eviction
+    patterns_sha256: str
+
+    @property
+    def toxic(self) -> bool:
+        return bool(self.flows)

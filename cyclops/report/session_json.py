@@ -1,0 +1,128 @@
+"""session.json: a session's verdict as JSON, written atomically.
+
+The shape is documented by ``docs/session.schema.json``; tests validate real output against it.
+It names servers, tools, argument paths, rule ids and coarse destinations, never argument
+values or result content, so it cannot carry the secrets it reports on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..core.types import Capability, ChainLink, Evidence, Flow
+from ..core.verdict import Verdict
+
+__all__ = ["SCHEMA_VERSION", "VerdictWriter", "verdict_json", "write_json_atomic"]
+
+SCHEMA_VERSION = 1
+
+
+def verdict_json(verdict: Verdict) -> dict[str, Any]:
+    m = verdict.metrics
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "cyclops_version": __version__,
+        "patterns_sha256": verdict.patterns_sha256,
+        "session": verdict.session,
+        "mode": verdict.mode.value,
+        "toxic": verdict.toxic,
+        "flows": [_flow(f) for f in verdict.flows],
+        "leaked_bytes": verdict.leaked_bytes,
+        "blocked_bytes": verdict.blocked_bytes,
+        "leaked_by_destination": dict(sorted(verdict.leaked_by_destination.items())),
+        "choke_point": [_capability(c) for c in verdict.choke_point],
+        "metrics": {
+            "calls": m.calls,
+            "allowed": m.allowed,
+            "flagged": m.flagged,
+            "denied": m.denied,
+            "redacted": m.redacted,
+            "asked": m.asked,
+            "errors": m.errors,
+            "by_label": {label.value: n for label, n in m.by_label.items()},
+            "by_class": {cls.value: n for cls, n in m.by_class.items()},
+        },
+        "evicted": {"calls": verdict.evicted.calls, "segments": verdict.evicted.segments},
+    }
+
+
+def _flow(flow: Flow) -> dict[str, Any]:
+    return {
+        "class": flow.flow_class.value,
+        "owasp": flow.owasp.code,
+        "owasp_name": flow.owasp.value,
+        "severity": flow.severity.value,
+        "call_index": flow.call_index,
+        "action": flow.action.value,
+        "chain": [_link(link) for link in flow.chain],
+        "evidence": _evidence(flow.evidence),
+        "choke_point": [_capability(c) for c in flow.choke_point],
+        "leaked_bytes": flow.leaked_bytes,
+        "destination": flow.destination,
+    }
+
+
+def _link(link: ChainLink) -> dict[str, Any]:
+    return {
+        "index": link.index,
+        "server": link.capability.server,
+        "tool": link.capability.tool,
+        "labels": sorted(label.value for label in link.labels),
+        "role": link.role.value,
+    }
+
+
+def _evidence(evidence: Evidence) -> dict[str, Any]:
+    return {
+        "untrusted": evidence.untrusted.value,
+        "steered": evidence.steered,
+        "steered_arguments": list(evidence.steered_arguments),
+        "untrusted_arguments": list(evidence.untrusted_arguments),
+        "sensitive_arguments": list(evidence.sensitive_arguments),
+        "secret_rules": list(evidence.secret_rules),
+    }
+
+
+def _capability(capability: Capability) -> dict[str, str]:
+    return {"server": capability.server, "tool": capability.tool}
+
+
+def write_json_atomic(path: Path, data: object) -> None:
+    """Write JSON to ``path`` so that a reader sees the old file or the new one, never a mix.
+
+    Temp file + rename: atomic against the process dying at any point. (No fsync: it would cost
+    milliseconds per call and only adds safety against power loss.)
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    replaced = False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+        replaced = True
+    finally:
+        if not replaced:
+            Path(tmp).unlink(missing_ok=True)
+
+
+class VerdictWriter:
+    """Writes a session's verdict to its file whenever it changed since the last write."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._last: dict[str, Any] | None = None
+
+    def write(self, verdict: Verdict) -> bool:
+        data = verdict_json(verdict)
+        if data == self._last:
+            return False
+        write_json_atomic(self.path, data)
+        self._last = data
+        return True

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cyclops.config import load_patterns
+from cyclops.core import Action, ConfigError, FlowClass, Label, parse_patterns
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_bundled_patterns_are_the_top_level_file() -> None:
+    shipped = (ROOT / "cyclops" / "patterns.toml").read_bytes()
+    assert shipped == (ROOT / "patterns.toml").read_bytes()
+
+
+def test_the_bundled_patterns_load_and_name_the_common_servers() -> None:
+    patterns = load_patterns()
+    names = {role.name for role in patterns.roles}
+    assert {"filesystem", "web", "git", "github", "chat", "mail", "memory", "shell"} <= names
+    assert patterns.flows[FlowClass.EXFILTRATION].action is Action.DENY
+
+
+def test_an_empty_file_gives_safe_defaults() -> None:
+    patterns = parse_patterns("", "empty.toml")
+    assert patterns.roles == ()
+    assert patterns.flows[FlowClass.EXCESSIVE_AGENCY].require_data_edges is True
+    assert patterns.leak.min_call_bytes == 12
+
+
+def test_the_hash_identifies_the_file_text() -> None:
+    assert parse_patterns("version = 1").sha256 != parse_patterns("version = 1\n").sha256
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("versoin = 1", "versoin"),
+        ("version = 2", "version"),
+        ("[leak]\nmin_call_byte = 3", "leak.min_call_byte"),
+        ("[leak]\nmin_call_bytes = -1", "leak.min_call_bytes"),
+        ("[leak]\nmin_call_bytes = 'ten'", "leak.min_call_bytes"),
+        ("[roles.web]\nservers = ['web']\ncolour = 'red'", "roles.web.colour"),
+        ("[roles.web.tools]\n'fetch' = ['untrustworthy']", "roles.web.tools.fetch"),
+        ("[roles.web.tools]\n'fetch' = 'untrusted'", "roles.web.tools.fetch"),
+        ("[[secrets]]\nid = 'x'\nregex = '(?<!a)b'", "secrets[0].regex"),
+        ("[[secrets]]\nid = 'x'\nregex = '(unclosed'", "secrets[0].regex"),
+        ("[[secrets]]\nid = 'x'\nregex = 'a'\ncheck = 'crc'", "secrets[0].check"),
+        ("[[secrets]]\nregex = 'a'", "secrets[0].id"),
+        ("[[secrets]]\nid = 'x'\nregex = 'a'\n[[secrets]]\nid = 'x'\nregex = 'b'", "secrets[1].id"),
+        ("[flows.exfil]\naction = 'deny'", "flows.exfil"),
+        ("[flows.exfiltration]\naction = 'block'", "flows.exfiltration.action"),
+        (
+            "[[arguments]]\nid = 'a'\nkeys = ['path']\nlabels = ['sensitive']",
+            "arguments[0].path_globs",
+        ),
+        (
+            "[[arguments]]\nid = 'a'\nkeys = ['p']\npath_globs = ['[z-a]']\nlabels = ['sensitive']",
+            "arguments[0].path_globs",
+        ),
+        ("[results]\nuntrusted_markers = ['(?=x)']", "results.untrusted_markers"),
+        ("[provenance]\nkgram = 2", "provenance.kgram"),
+        ("[provenance]\nopaque_ids = ['(?<=x)']", "provenance.opaque_ids"),
+        ("[egress]\nallow_hosts = 'localhost'", "egress.allow_hosts"),
+        ("[egress]\nurl_labels = ['outbound']", "egress.url_labels"),
+    ],
+)
+def test_a_bad_value_is_refused_with_its_key(text: str, key: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_patterns(text, "mine.toml")
+    assert caught.value.key == key
+    assert caught.value.source == "mine.toml"
+    assert caught.value.fix
+
+
+def test_invalid_toml_is_refused_with_the_file_name() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_patterns("[roles\n", "broken.toml")
+    assert caught.value.source == "broken.toml"
+
+
+def test_an_unknown_key_suggests_the_closest_known_one() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_patterns("[leak]\ndrip_byte = 3")
+    assert "drip_bytes" in caught.value.fix
+
+
+def test_a_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError):
+        load_patterns(tmp_path / "nope.toml")
+
+
+def test_role_tools_map_globs_to_labels() -> None:
+    patterns = parse_patterns(
+        "[roles.web]\nservers = ['fetch*']\n[roles.web.tools]\n'*' = ['untrusted']"
+    )
+    role = patterns.role("web")
+    assert role is not None
+    assert role.servers.matches("fetcher")
+    assert role.tools[0][1] == frozenset({Label.UNTRUSTED})

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import pytest
+
+from cyclops.core.regex import Glob, PathGlob, RegexError, SafeRegex, normalize_path
+
+
+@pytest.mark.parametrize(
+    ("glob", "name", "expected"),
+    [
+        ("fetch*", "fetch", True),
+        ("fetch*", "fetch_url", True),
+        ("fetch*", "prefetch", False),
+        ("*_id", "issue_id", True),
+        ("*_id", "id", False),
+        ("read_*", "READ_FILE", True),
+        ("git_diff?", "git_diffs", True),
+        ("[ab]x", "bx", True),
+        ("[!ab]x", "bx", False),
+        ("a.b", "axb", False),
+    ],
+)
+def test_a_glob_matches_whole_names_case_insensitively(
+    glob: str, name: str, expected: bool
+) -> None:
+    assert Glob(glob).matches(name) is expected
+
+
+@pytest.mark.parametrize(
+    ("glob", "path", "expected"),
+    [
+        ("~/.ssh/**", "/home/alice/.ssh/id_rsa", True),
+        ("~/.ssh/**", "~/.ssh/id_rsa", True),
+        ("~/.ssh/**", "/Users/bob/.ssh/keys/work", True),
+        ("~/.ssh/**", "../../alice/.ssh/id_rsa", True),
+        ("~/.ssh/**", "/home/alice/ssh/id_rsa", False),
+        ("*.pem", "/etc/tls/server.pem", True),
+        ("*.pem", "server.PEM", True),
+        ("*.pem", "/etc/tls/server.pem.txt", False),
+        (".env", "/srv/app/.env", True),
+        (".env", "/srv/app/.envrc", False),
+        (".env", "/srv/app/.env/file", True),
+        (".aws/credentials", "/root/.aws/credentials", True),
+        (".aws/credentials", "/root/.aws/credentials.bak", False),
+        ("/etc/shadow", "/etc/shadow", True),
+        ("/etc/shadow", "/tmp/etc/shadow", False),
+        (".git/hooks/**", "/repo/.git/hooks/pre-commit", True),
+        ("id_rsa*", "/home/a/.ssh/id_rsa.pub", True),
+    ],
+)
+def test_a_path_glob_matches_like_gitignore(glob: str, path: str, expected: bool) -> None:
+    assert PathGlob(glob).matches(normalize_path(path)) is expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "normal"),
+    [
+        ("/home/a/../b/./c", "/home/b/c"),
+        ("//home///a", "/home/a"),
+        ("file:///etc/passwd", "/etc/passwd"),
+        ("C:\\Users\\a\\.ssh\\id_rsa", "C:/Users/a/.ssh/id_rsa"),
+        ("~/x/../.ssh/id_rsa", "~/.ssh/id_rsa"),
+        ("../../a", "../../a"),
+        ("/../../etc/shadow", "/etc/shadow"),
+    ],
+)
+def test_paths_are_normalised_lexically(raw: str, normal: str) -> None:
+    assert normalize_path(raw) == normal
+
+
+def test_a_safe_regex_reports_the_span_of_its_marked_group() -> None:
+    regex = SafeRegex(r"code:(?P<secret>\d{6})")
+    assert list(regex.spans("x code:123456 y code:654321")) == [(7, 13), (21, 27)]
+
+
+def test_a_regex_with_a_look_behind_is_refused() -> None:
+    with pytest.raises(RegexError):
+        SafeRegex(r"(?<!\d)\d{6}")
+
+
+def test_a_catastrophic_pattern_runs_in_linear_time() -> None:
+    # (a+)+b backtracks exponentially in engines that backtrack; RE2 does not.
+    assert not SafeRegex(r"(a+)+b").search("a" * 100_000)
