@@ -6,149 +6,93 @@ Measures, in one run:
 1. feeding sessions of 100 / 1,000 / 10,000 calls with 2 KB results: total time, per-call median
    and p99, and the cost of one egress decision at the end of the session;
 2. one call's cost against its payload size (1 KB to 1 MB), argument and result;
-3. peak memory of a 10,000-call session, and of a 100,000-call session under a small cap.
+3. peak memory of a 10,000-call session, and of a 100,000-call session under a small cap, each
+   in a fresh process (peak RSS minus the baseline before the session).
 
 Sessions mix what agents do, one call in five each: web pages (untrusted), file reads and mail
-reads (sensitive), file writes, posts (egress). Content is generated from a fixed seed (see
-``_prose``): words, URLs, identifiers, numbers and random tokens.
+reads (sensitive), file writes, posts (egress). The text is real: windows of the Python
+documentation (``pydoc_data.topics``, 465 KB of English technical prose) for pages, mails and
+posts, and of the standard library's source for files, picked with a fixed seed.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import inspect
+import json
 import platform
+import pydoc_data.topics
 import random
+import resource
 import statistics
-import string
+import subprocess
+import sys
 import time
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 
 from cyclops.config import load_patterns
 from cyclops.core import Mode, Patterns, Session, ToolCall, ToolResult
-from cyclops.core.commonwords import COMMON_WORDS
 
-VOCABULARY = sorted(COMMON_WORDS) + [
-    "".join(random.Random(i).choices(string.ascii_lowercase, k=4 + i % 8)) for i in range(3000)
-]
+PROSE = "\n".join(pydoc_data.topics.topics.values())
+CODE = "\n".join(inspect.getsource(m) for m in (argparse, json, random, statistics, inspect))
+# Pages, mails and posts come from disjoint thirds of the prose: in a real session they are
+# different texts (an agent's post copying a private mail is what detection is for).
+_THIRD = len(PROSE) // 3
+PAGES, MAILS, POSTS = (PROSE[i * _THIRD : (i + 1) * _THIRD] for i in range(3))
 
-
-def _prose(rng: random.Random, size: int) -> str:
-    """Text shaped like a web page, a mail or a source file turned to text.
-
-    About 93% words (common English plus 3,000 made-up ones), 3% URLs, 2% identifiers with
-    digits, 1% numbers, 1% random 24-character tokens (keys, hashes, ids).
-    """
-    out: list[str] = []
-    length = 0
-    while length < size:
-        kind = rng.random()
-        if kind < 0.93:
-            piece = rng.choice(VOCABULARY)
-        elif kind < 0.96:
-            piece = f"https://{rng.choice(VOCABULARY)}.example.org/{rng.choice(VOCABULARY)}/{rng.randrange(10**6)}"
-        elif kind < 0.98:
-            piece = f"{rng.choice(VOCABULARY)}_{rng.choice(VOCABULARY)}{rng.randrange(100)}()"
-        elif kind < 0.99:
-            piece = str(rng.randrange(10**7))
-        else:
-            piece = "".join(rng.choices(string.ascii_letters + string.digits, k=24))
-        out.append(piece)
-        length += len(piece) + 1
-    return " ".join(out)[:size]
+Step = tuple[ToolCall, ToolResult]
 
 
-def _step(rng: random.Random, i: int, size: int) -> tuple[ToolCall, ToolResult | None]:
+def _window(rng: random.Random, corpus: str, size: int) -> str:
+    start = rng.randrange(0, len(corpus) - size)
+    return corpus[start : start + size]
+
+
+def _page(rng: random.Random, size: int) -> str:
+    link = f"https://docs.example.org/{rng.randrange(10**6)}/reference.html"
+    return f"{_window(rng, PAGES, size - len(link) - 1)} {link}"
+
+
+def _mail(rng: random.Random, size: int) -> str:
+    sender = f"From: {rng.choice(['dana', 'kai', 'li'])}{rng.randrange(100)}@partner.example\n"
+    return sender + _window(rng, MAILS, size - len(sender))
+
+
+def _step(rng: random.Random, i: int, size: int) -> Step:
     kind = i % 5
     if kind == 0:
-        return ToolCall("fetch", "fetch", {"url": f"https://site{i}.example.org/p"}), ToolResult(
-            (_prose(rng, size),)
-        )
+        call = ToolCall("fetch", "fetch", {"url": f"https://site{i}.example.org/p"})
+        return call, ToolResult((_page(rng, size),))
     if kind == 1:
-        return ToolCall(
-            "filesystem", "read_text_file", {"path": f"/home/u/src/mod{i}.py"}
-        ), ToolResult((_prose(rng, size),))
+        call = ToolCall("filesystem", "read_text_file", {"path": f"/home/u/src/mod{i}.py"})
+        return call, ToolResult((_window(rng, CODE, size),))
     if kind == 2:
-        return ToolCall("gmail", "read_email", {"id": str(i)}), ToolResult((_prose(rng, size),))
+        call = ToolCall("gmail", "read_email", {"id": str(i)})
+        return call, ToolResult((_mail(rng, size),))
     if kind == 3:
-        body = _prose(rng, 200)
-        return ToolCall(
-            "filesystem", "write_file", {"path": f"/tmp/out{i}.md", "content": body}
-        ), ToolResult(("ok",))
-    return ToolCall(
-        "slack", "slack_post_message", {"channel_id": "C1", "text": _prose(rng, 300)}
-    ), ToolResult(('{"ok":true}',))
+        args = {"path": f"/tmp/out{i}.py", "content": _window(rng, CODE, 200)}
+        return ToolCall("filesystem", "write_file", args), ToolResult(("ok",))
+    args = {"channel_id": "C1", "text": _window(rng, POSTS, 300)}
+    return ToolCall("slack", "slack_post_message", args), ToolResult(('{"ok":true}',))
 
 
-def _feed(session: Session, steps: list[tuple[ToolCall, ToolResult | None]]) -> list[float]:
+def _feed(session: Session, steps: list[Step]) -> list[float]:
     costs = []
     for call, result in steps:
         start = time.perf_counter()
         decision = session.decide(call)
-        if result is not None and decision.forwards:
+        if decision.forwards:
             session.observe(decision.index, result)
         costs.append(time.perf_counter() - start)
     return costs
 
 
 def _egress_cost(session: Session, rng: random.Random) -> float:
-    call = ToolCall("slack", "slack_post_message", {"channel_id": "C1", "text": _prose(rng, 2048)})
-    start = time.perf_counter()
-    session.decide(call)
-    return time.perf_counter() - start
-
-
-def _p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def session_length(patterns: Patterns, lengths: list[int]) -> None:
-    print("\n1. Session length (2 KB results), per call: decide + observe")
-    print(f"{'calls':>8} {'total s':>9} {'median µs':>10} {'p99 µs':>9} {'egress decision ms':>19}")
-    medians = {}
-    for n in lengths:
-        rng = random.Random(7)
-        steps = [_step(rng, i, 2048) for i in range(n)]
-        session = Session(patterns, Mode.PREVENT)
-        gc.collect()
-        start = time.perf_counter()
-        costs = _feed(session, steps)
-        total = time.perf_counter() - start
-        egress = statistics.median(_egress_cost(session, rng) for _ in range(20))
-        medians[n] = statistics.median(costs)
-        p99 = _p(costs, 0.99)
-        row = f"{n:>8} {total:>9.2f} {medians[n] * 1e6:>10.0f} {p99 * 1e6:>9.0f}"
-        print(f"{row} {egress * 1e3:>19.2f}")
-    if len(lengths) > 1:
-        ratio = medians[lengths[-1]] / medians[lengths[0]]
-        print(f"per-call median at {lengths[-1]:,} calls / at {lengths[0]:,} calls: {ratio:.2f}x")
-
-
-def payload_size(patterns: Patterns, sizes: list[int]) -> None:
-    print("\n2. Payload size (one call after a 100-call session)")
-    print(f"{'bytes':>9} {'egress argument ms':>19} {'untrusted result ms':>20}", end="")
-    print(f" {'sensitive result ms':>20}")
-    for size in sizes:
-        rng = random.Random(size)
-        session = Session(patterns, Mode.PREVENT)
-        _feed(session, [_step(rng, i, 2048) for i in range(100)])
-        text = _prose(rng, size)
-        post = ToolCall("slack", "slack_post_message", {"channel_id": "C", "text": text})
-        page = ToolCall("fetch", "fetch", {"url": "https://x.example/"})
-        mail = ToolCall("gmail", "read_email", {"id": "1"})
-        arg = _time(partial(session.decide, post))
-        untrusted = _time(partial(_observe, session, page, text))
-        sensitive = _time(partial(_observe, session, mail, text))
-        print(f"{size:>9} {arg * 1e3:>19.2f} {untrusted * 1e3:>20.2f} {sensitive * 1e3:>20.2f}")
-
-
-def _observe(session: Session, call: ToolCall, text: str) -> None:
-    decision = session.decide(call)
-    session.observe(decision.index, ToolResult((text,)))
+    args = {"channel_id": "C1", "text": _window(rng, POSTS, 2048)}
+    return _time(partial(session.decide, ToolCall("slack", "slack_post_message", args)))
 
 
 def _time(action: Callable[[], object]) -> float:
@@ -157,42 +101,143 @@ def _time(action: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def memory(patterns: Patterns, calls: int, capped: int) -> None:
-    print("\n3. Memory (tracemalloc peak of the session's own allocations)")
-    for n, limits in (
-        (calls, patterns.limits),
-        (capped, replace(patterns.limits, max_calls=20_000, max_fingerprints=200_000)),
-    ):
-        rng = random.Random(11)
-        session = Session(replace(patterns, limits=limits), Mode.PREVENT)
+def _p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def session_length(patterns: Patterns, lengths: list[int]) -> dict[str, object]:
+    print("\n1. Session length (2 KB results), per call: decide + observe")
+    print(f"{'calls':>8} {'total s':>9} {'median µs':>10} {'p99 µs':>9} {'egress decision ms':>19}")
+    rows = {}
+    for n in lengths:
+        rng = random.Random(7)
+        steps = [_step(rng, i, 2048) for i in range(n)]
+        session = Session(patterns, Mode.PREVENT)
         gc.collect()
-        tracemalloc.start()
         start = time.perf_counter()
-        for i in range(n):
-            _feed(session, [_step(rng, i, 2048)])
-        elapsed = time.perf_counter() - start
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        evicted = session.verdict().evicted
+        costs = _feed(session, steps)
+        total = time.perf_counter() - start
+        egress = statistics.median(_egress_cost(session, rng) for _ in range(21))
+        row = {
+            "total_s": total,
+            "median_us": statistics.median(costs) * 1e6,
+            "p99_us": _p(costs, 0.99) * 1e6,
+            "egress_ms": egress * 1e3,
+        }
+        rows[n] = row
+        print(f"{n:>8} {total:>9.2f} {row['median_us']:>10.0f} {row['p99_us']:>9.0f}", end="")
+        print(f" {row['egress_ms']:>19.2f}")
+    first, last = min(rows), max(rows)
+    ratio = rows[last]["median_us"] / rows[first]["median_us"]
+    print(f"per-call median at {last:,} calls / at {first:,} calls: {ratio:.2f}x")
+    return {"rows": rows, "median_ratio": ratio}
+
+
+def payload_size(patterns: Patterns, sizes: list[int]) -> dict[int, dict[str, float]]:
+    print("\n2. Payload size (one call after a 100-call session)")
+    print(f"{'bytes':>9} {'egress argument ms':>19} {'untrusted result ms':>20}", end="")
+    print(f" {'sensitive result ms':>20}")
+    rows = {}
+    for size in sizes:
+        rng = random.Random(size)
+        session = Session(patterns, Mode.PREVENT)
+        _feed(session, [_step(rng, i, 2048) for i in range(100)])
+        text = (POSTS * (1 + size // len(POSTS)))[:size]
+        post = ToolCall("slack", "slack_post_message", {"channel_id": "C", "text": text})
+        page = ToolCall("fetch", "fetch", {"url": "https://x.example/"})
+        mail = ToolCall("gmail", "read_email", {"id": "1"})
+        row = {
+            "egress_argument_ms": _time(partial(session.decide, post)) * 1e3,
+            "untrusted_result_ms": _time(partial(_observe, session, page, text)) * 1e3,
+            "sensitive_result_ms": _time(partial(_observe, session, mail, text)) * 1e3,
+        }
+        rows[size] = row
         print(
-            f"{n:>8,} calls, max_calls={limits.max_calls:,}, "
-            f"max_fingerprints={limits.max_fingerprints:,}: peak {peak / 2**20:.0f} MiB, "
-            f"{elapsed:.1f} s under tracing; evicted {evicted.calls:,} calls, "
-            f"{evicted.segments:,} indexed results"
+            f"{size:>9} {row['egress_argument_ms']:>19.2f} {row['untrusted_result_ms']:>20.2f}",
+            end="",
         )
+        print(f" {row['sensitive_result_ms']:>20.2f}")
+    return rows
+
+
+def _observe(session: Session, call: ToolCall, text: str) -> None:
+    decision = session.decide(call)
+    session.observe(decision.index, ToolResult((text,)))
+
+
+def memory(calls: int, capped: int) -> list[dict[str, float]]:
+    """Peak resident memory of a fresh interpreter feeding one session (minus its baseline)."""
+    print("\n3. Memory (peak RSS of a fresh process feeding one session, minus its baseline)")
+    rows = []
+    for n, cap in ((calls, None), (capped, (20_000, 200_000))):
+        command = [sys.executable, __file__, "--memory-child", str(n)]
+        if cap is not None:
+            command += ["--cap", str(cap[0]), str(cap[1])]
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        row = json.loads(done.stdout)
+        rows.append(row)
+        print(
+            f"{n:>8,} calls, max_calls={row['max_calls']:,.0f}, "
+            f"max_fingerprints={row['max_fingerprints']:,.0f}: {row['peak_mib']:.0f} MiB "
+            f"({row['seconds']:.1f} s); evicted {row['evicted_calls']:,.0f} calls, "
+            f"{row['evicted_segments']:,.0f} indexed results"
+        )
+    return rows
+
+
+def _memory_child(n: int, cap: list[int] | None) -> None:
+    patterns = load_patterns()
+    if cap:
+        limits = replace(patterns.limits, max_calls=cap[0], max_fingerprints=cap[1])
+        patterns = replace(patterns, limits=limits)
+    session = Session(patterns, Mode.PREVENT)
+    rng = random.Random(11)
+    gc.collect()
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    for i in range(n):
+        _feed(session, [_step(rng, i, 2048)])
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    evicted = session.verdict().evicted
+    print(
+        json.dumps(
+            {
+                "calls": n,
+                "max_calls": patterns.limits.max_calls,
+                "max_fingerprints": patterns.limits.max_fingerprints,
+                "peak_mib": (peak - baseline) / 1024,
+                "seconds": seconds,
+                "evicted_calls": evicted.calls,
+                "evicted_segments": evicted.segments,
+            }
+        )
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--cap", type=int, nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_child:
+        _memory_child(args.memory_child, args.cap)
+        return
     patterns = load_patterns()
     print(f"cyclops core benchmark — Python {platform.python_version()} on {platform.machine()}")
     lengths = [100, 1_000] if args.quick else [100, 1_000, 10_000]
     sizes = [1024, 16_384] if args.quick else [1024, 16_384, 131_072, 1_048_576]
-    session_length(patterns, lengths)
-    payload_size(patterns, sizes)
-    memory(patterns, 1_000 if args.quick else 10_000, 2_000 if args.quick else 100_000)
+    figures = {
+        "session_length": session_length(patterns, lengths),
+        "payload_size": payload_size(patterns, sizes),
+        "memory": memory(1_000 if args.quick else 10_000, 2_000 if args.quick else 100_000),
+    }
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(figures, handle, indent=2)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["canonical", "clean"]
+__all__ = ["canonical", "clean", "matchable"]
 
 # The invisible characters below U+0100: C0 controls except tab, newline and carriage return,
 # DEL, C1 controls and the soft hyphen.
@@ -156,3 +156,13 @@ def _strip_invisible(text: str) -> str:
 def canonical(text: str) -> str:
     """``clean(text)`` with case folded: the form to compare strings in."""
     return clean(text).casefold()
+
+
+# Separators that differ between a value and its copy (a record's fields one per line, then
+# joined with commas; a JSON list quoted) become one space, so that a copy matches end to end.
+_SEPARATORS = re.compile(r"[\s,;|\"'`]+")
+
+
+def matchable(cleaned: str) -> str:
+    """Already ``clean`` text, case folded, with every run of separators made one space."""
+    return _SEPARATORS.sub(" ", cleaned.casefold())

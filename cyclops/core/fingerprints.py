@@ -33,6 +33,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import accumulate
 from typing import TypeVar
 
 from .patterns import ProvenanceSettings
@@ -46,7 +47,6 @@ _OFFSET_BITS = 24  # packed posting: segment id << 24 | offset
 _OFFSET_MASK = (1 << _OFFSET_BITS) - 1
 
 _DIGIT = re.compile(r"\d")
-_SYMBOL = re.compile(r"[\W_]")
 _MAX_LOCATOR = 320
 _DOMAIN = re.compile(r"(?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24}")
 _EMAIL = re.compile(r"[a-z0-9._%+-]{1,64}@((?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24})")
@@ -150,14 +150,14 @@ def identifier(value: str) -> str | None:
     return None if is_common(token) else token
 
 
+_IDENTIFIER_HINT = re.compile(r"[0-9/_.:@-]")
+
+
 def identifiers(text: str) -> set[str]:
     """Every identifier among the whitespace-separated words of canonical ``text``."""
-    found = set()
-    for word in text.split():
-        token = identifier(word)
-        if token is not None:
-            found.add(token)
-    return found
+    hint = _IDENTIFIER_HINT.search
+    candidates = {word for word in text.split() if hint(word)}
+    return {token for token in map(identifier, candidates) if token is not None}
 
 
 class FingerprintIndex:
@@ -190,19 +190,28 @@ class FingerprintIndex:
         """
         sensitive = Label.SENSITIVE in labels
         seg_id = self._next_id
-        spans = list(self._distinctive_tokens(text))
-        secretish = [(a, b) for a, b in spans if entropy(text[a:b]) >= self._s.secret_entropy]
-        family_id = seg_id if family is None else family
-        segment = Segment(seg_id, call, labels, text, secretish=secretish, family=family_id)
         self._next_id += 1
+        found = list(self._distinctive_tokens(text)) if sensitive else []
+        spans = [(a, b) for a, b, _ in found]
+        secretish = [
+            part
+            for a, b, _ in found
+            for part in _value_parts(text, a, b)
+            if _mixed(text[part[0] : part[1]])
+            and entropy(text[part[0] : part[1]]) >= self._s.secret_entropy
+        ]
+        family_id = seg_id if family is None else family
+        # Only private text is kept: it is what copies are verified and measured against.
+        kept = text if sensitive else ""
+        segment = Segment(seg_id, call, labels, kept, secretish=secretish, family=family_id)
         if sensitive:
             self._add_grams(segment, text, spans, window=1)
             self._add_shingles(segment, text)
             for value in high_value:
                 self._post_exact(value, segment)
         if Label.UNTRUSTED in labels:
-            if not sensitive:
-                self._add_grams(segment, text, spans, window=self._s.untrusted_window)
+            # What untrusted content steers with are whole tokens: an address, a URL, a path,
+            # a command's words, a PR number. They are indexed whole.
             for token in locators(text) | identifiers(text):
                 self._post_exact(token, segment)
         if segment.size:
@@ -212,52 +221,88 @@ class FingerprintIndex:
             self._evict()
         return seg_id
 
-    def _distinctive_tokens(self, text: str) -> Iterator[tuple[int, int]]:
+    def _distinctive_tokens(self, text: str) -> list[tuple[int, int, float]]:
+        """Start, end and entropy of every distinctive token of ``text``."""
         s = self._s
-        opaque = s.opaque_id
+        found = []
         for start, end in tokens(text, s.min_token_length):
             token = text[start:end]
-            has_digit = _DIGIT.search(token) is not None
-            if not (has_digit or _SYMBOL.search(token)):
+            if token.isalpha():
                 continue  # one plain word, however long, is not distinctive
-            if entropy(token) < s.min_token_entropy:
+            if not _DIGIT.search(token) and all(is_common(w) for w in WORD.findall(token)):
                 continue
-            if not has_digit and all(is_common(w) for w in WORD.findall(token)):
-                continue
-            if opaque is not None and opaque.search(token):
-                continue
-            yield start, end
+            bits = entropy(token)
+            if bits >= s.min_token_entropy:
+                found.append((start, end, bits))
+        return self._without_opaque(text, found)
+
+    def _without_opaque(
+        self, text: str, found: list[tuple[int, int, float]]
+    ) -> list[tuple[int, int, float]]:
+        """``found`` minus the opaque ids, checked in one pass (one token per line)."""
+        opaque = self._s.opaque_id
+        if opaque is None or not found:
+            return found
+        joined = "\n".join(text[a:b] for a, b, _ in found)
+        starts = list(accumulate((b - a + 1 for a, b, _ in found), initial=0))
+        hit = {bisect_right(starts, start) - 1 for start, _ in opaque.spans(joined)}
+        return [token for i, token in enumerate(found) if i not in hit]
 
     def _add_grams(
         self, seg: Segment, text: str, spans: list[tuple[int, int]], window: int
     ) -> None:
-        k = self._s.kgram
         grams, boilerplate, added = self._grams, self._boilerplate, seg.grams
         base = seg.id << _OFFSET_BITS
         for start, end in spans:
-            hashes = [hash(text[i : i + k]) for i in range(start, end - k + 1)]
-            for offset, key in _winnow(hashes, window):
+            for offset, key in self._token_grams(seg, text, start, end, window):
                 if key in grams:
-                    if self._post(grams, key, seg, start + offset):
+                    if self._post(grams, key, seg, offset):
                         added.append(key)
                 elif key not in boilerplate:  # the common case, inlined: a new fingerprint
-                    grams[key] = base | min(start + offset, _OFFSET_MASK)
+                    grams[key] = base | min(offset, _OFFSET_MASK)
                     added.append(key)
 
+    def _token_grams(
+        self, seg: Segment, text: str, start: int, end: int, window: int
+    ) -> list[tuple[int, int]]:
+        """(offset, hash) of the k-grams of one token worth keeping."""
+        k = self._s.kgram
+        positions = range(start, end - k + 1)
+        if window > 1:
+            return [
+                (start + i, h)
+                for i, h in _winnow([hash(text[p : p + k]) for p in positions], window)
+            ]
+        if _within(seg.secretish, start, end):
+            return [(p, hash(text[p : p + k])) for p in positions]
+        # Inside an identifier (``object.__getitem__``) a k-gram of letters only is a piece of
+        # an ordinary word; a copy of the identifier is found by the k-grams across its symbols.
+        return [(p, hash(g)) for p in positions if not (g := text[p : p + k]).isalpha()]
+
     def _add_shingles(self, seg: Segment, text: str) -> None:
-        n = self._s.shingle_words
+        """Winnowed shingles of ``shingle_words`` words holding enough uncommon ones: any copy
+        of ``shingle_words + shingle_window - 1`` words shares one."""
+        n, wanted = self._s.shingle_words, self._s.min_uncommon_words
         spans = _prose_words(text)
         words = [text[a:b] for a, b in spans]
         uncommon = [len(w) > 2 and not is_common(w) for w in words]
+        keys: list[int] = []
+        starts: list[int] = []
         running = sum(uncommon[: n - 1])
         for i in range(len(words) - n + 1):
             running += uncommon[i + n - 1]
-            enough = running >= self._s.min_uncommon_words
+            if running >= wanted:
+                keys.append(hash(tuple(words[i : i + n])))
+                starts.append(spans[i][0])
             running -= uncommon[i]
-            if enough:
-                key = hash(tuple(words[i : i + n]))
-                if self._post(self._shingles, key, seg, spans[i][0]):
-                    seg.shingles.append(key)
+        table, added = self._shingles, seg.shingles
+        for offset, key in _winnow(keys, self._s.shingle_window):
+            if key in table:
+                if self._post(table, key, seg, starts[offset]):
+                    added.append(key)
+            else:
+                table[key] = seg.id << _OFFSET_BITS | min(starts[offset], _OFFSET_MASK)
+                added.append(key)
 
     def _post_exact(self, value: str, seg: Segment) -> None:
         if value not in seg.exact and self._post(self._exact, value, seg, 0):
@@ -335,8 +380,18 @@ class FingerprintIndex:
         end, q = offset + k, i + k
         while end < len(source) and q < len(text) and source[end] == text[q]:
             end, q = end + 1, q + 1
-        if end - start < self._s.min_fragment and not _within(seg.secretish, start, end):
-            return None
+        while start < end and source[start].isspace():
+            start += 1
+        while end > start and source[end - 1].isspace():
+            end -= 1
+        if _within(seg.secretish, start, end):
+            # A piece of a secret-like token counts as cut, however short, if it is no word.
+            if end - start < self._s.min_fragment and _whole_word(source, start, end):
+                return None
+        else:
+            start, end = _trim_partial_words(source, start, end)
+            if end - start < self._s.min_fragment or _wordy(source, start, end):
+                return None  # words in common ("on sequence", "research") are no copied data
         return Hit(seg.id, seg.call, seg.labels, HitKind.FRAGMENT, start, end)
 
     def shingles(self, text: str) -> Iterator[Hit]:
@@ -385,15 +440,83 @@ def _winnow(hashes: list[int], window: int) -> list[tuple[int, int]]:
     return sorted((where[h], h) for h in set(mins))
 
 
+_LONG_WORDY = 24
+
+
+def _trim_partial_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink a span that starts or ends inside a word of ``text`` to whole words, and drop
+    what is not a letter or digit at its ends (``quence on sequen`` → ``on``). Only words of
+    letters are trimmed: a cut through ``de3276668260918...`` is a piece of a number."""
+    if start > 0 and text[start - 1].isalpha():
+        while start < end and text[start].isalpha():
+            start += 1
+    if end < len(text) and text[end].isalpha():
+        while end > start and text[end - 1].isalpha():
+            end -= 1
+    while start < end and not text[start].isalnum():
+        start += 1
+    while end > start and not text[end - 1].isalnum():
+        end -= 1
+    return start, end
+
+
+def _wordy(text: str, start: int, end: int) -> bool:
+    """Letters and spaces only, and short: a few words any two texts may share."""
+    return end - start < _LONG_WORDY and all(c.isalpha() or c.isspace() for c in text[start:end])
+
+
+def _whole_word(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is letters only and a whole word of ``text``."""
+    return (
+        (start == 0 or not text[start - 1].isalpha())
+        and (end == len(text) or not text[end].isalpha())
+        and text[start:end].isalpha()
+    )
+
+
+_STRUCTURE = re.compile(r"[=:/,;]+")
+
+
+def _value_parts(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The parts of a token between structural separators: ``region=eu-west-1`` is a key and a
+    value, ``host:5432:db:user:pw`` five fields; each is judged on its own."""
+    position = start
+    for separator in _STRUCTURE.finditer(text, start, end):
+        if separator.start() > position:
+            yield position, separator.start()
+        position = separator.end()
+    if end > position:
+        yield position, end
+
+
+def _mixed(token: str) -> bool:
+    """Random-looking, as keys, passwords, codes and IBANs are; words, names and identifiers
+    (``collections.abc``, ``object.__getattr__``) are not. Either the kind of character
+    (letter, digit, symbol; ``_.-`` count as letters) switches three times or more, or there
+    are at least four digits among letters."""
+    runs = _KIND_RUNS.findall(token)
+    if len(runs) >= 4:  # three switches
+        return True
+    digits = sum(len(r) for r in runs if r[0].isdigit())
+    return digits >= 4 and sum(1 for c in token if c.isalpha()) >= 2
+
+
+# Runs of one kind of character: digits, letters (with ``_.-``), anything else.
+_KIND_RUNS = re.compile(r"[0-9]+|(?:[^\W0-9]|[.-])+|[^\w.-]+")
+
+
 def _within(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     """Whether [start, end) lies inside one of the sorted, disjoint ``spans``."""
     i = bisect_right(spans, (start, _OFFSET_MASK)) - 1
     return i >= 0 and spans[i][0] <= start and end <= spans[i][1]
 
 
+_LETTERS = re.compile(r"(?<![^\W_])[^\W\d_]+(?![^\W_])")
+
+
 def _prose_words(text: str) -> list[tuple[int, int]]:
     """Spans of the words made of letters only: ids and numbers are the k-grams' business."""
-    return [m.span() for m in WORD.finditer(text) if m.group().isalpha()]
+    return [m.span() for m in _LETTERS.finditer(text)]
 
 
 def _shingle_span(text: str, start: int, n: int) -> tuple[int, int]:

@@ -3,11 +3,10 @@
 Rules (each tagged with its OWASP LLM Top 10 2025 code through :class:`FlowClass`):
 
 1. *exfiltration* (LLM02) — an egress call whose arguments carry data from a sensitive result
-   (data edges only on that segment), in a session where untrusted content reached the
-   sensitive read or the egress: as data (its pieces in their arguments) or, unless the policy
-   requires data edges, as influence (it was in the agent's context earlier). It fires when the
-   call carries at least ``min_call_bytes`` or a high-value value, or when what one destination
-   received adds up to ``drip_bytes``.
+   (data edges only on that segment), in a session where untrusted content from another call
+   reached the sensitive read or the egress: as data (its pieces in their arguments) or, unless
+   the policy requires data edges, as influence (it was in the agent's context earlier). It
+   fires when the call carries a significant amount of one result (see :mod:`.leak`).
 2. *secret egress* (LLM02) — an egress call carrying a recognised secret, with no sensitive
    read needed (the key may come from the prompt), in a session untrusted content reached
    (unless the policy drops that condition). Not raised when rule 1 already fired.
@@ -107,6 +106,11 @@ def exfiltration(
         return None
     sensitive_calls = sorted({h.call for h in hits})
     data, influence = _untrusted_reach(facts, prov, sensitive_calls)
+    # A result that is both untrusted and private (a mail) does not taint its own leak: its
+    # author sending it to themselves is no exfiltration. Untrusted content must come from
+    # another call.
+    data -= set(sensitive_calls)
+    influence = [c for c in influence if c not in sensitive_calls]
     kind = _evidence_kind(data, influence)
     if kind is EvidenceKind.NONE or (policy.require_data_edges and kind is not EvidenceKind.DATA):
         return None
@@ -118,9 +122,7 @@ def exfiltration(
     chose_the_read = bool(prov.data_sources(via) & data)
     secrets = _secret_rules(facts.matches)
     severity = Severity.CRITICAL if steered or secrets or chose_the_read else Severity.HIGH
-    # Name an untrusted call other than the read itself where there is one (a mailbox is both).
-    others = (data | set(influence)) - {via}
-    source = max(data - {via}) if data - {via} else max(others) if others else via
+    source = max(data) if data else max(influence)
     chain = [_link(prov, via, Label.SENSITIVE), _link(prov, facts.index, Label.EGRESS)]
     if source != via:
         chain.insert(0, _link(prov, source, Label.UNTRUSTED))

@@ -58,6 +58,9 @@ class IntervalSet:
 class Leak:
     call_bytes: int
     """Countable bytes of the significant families (and high-value values) this call carries."""
+    completed_bytes: int
+    """The leak this call completes: like ``call_bytes``, but a family that becomes significant
+    here by adding up counts everything its destination received of it, earlier pieces too."""
     significant: frozenset[int]
     """Families significant in this call."""
     values: frozenset[str]
@@ -68,7 +71,7 @@ class Leak:
         return bool(self.significant or self.values)
 
 
-NO_LEAK = Leak(0, frozenset(), frozenset())
+NO_LEAK = Leak(0, 0, frozenset(), frozenset())
 
 
 class LeakLedger:
@@ -83,7 +86,7 @@ class LeakLedger:
 
     def measure(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> Leak:
         """What an egress call to ``destination`` carries (``sources``: segment id → source)."""
-        spans, values = _group(hits)
+        spans, values = _group(hits, sources)
         now, after = self._family_counts(destination, spans, sources)
         s = self._settings
         significant = frozenset(
@@ -91,12 +94,15 @@ class LeakLedger:
             for family, carried in now.items()
             if carried >= s.min_call_bytes or after[family] >= s.drip_bytes
         )
-        call_bytes = sum(now[f] for f in significant) + sum(len(v) for v in values)
-        return Leak(call_bytes, significant, frozenset(values))
+        value_bytes = sum(len(v) for v in values)
+        flowed = self._flowed.get(destination, set())
+        call_bytes = sum(now[f] for f in significant) + value_bytes
+        completed = sum(now[f] if f in flowed else after[f] for f in significant) + value_bytes
+        return Leak(call_bytes, completed, significant, frozenset(values))
 
     def add(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> None:
         """Record that a call carrying ``hits`` reached ``destination``."""
-        spans, values = _group(hits)
+        spans, values = _group(hits, sources)
         _, after = self._family_counts(destination, spans, sources)
         known = self._spans[destination]
         for seg, intervals in spans.items():
@@ -140,12 +146,25 @@ class LeakLedger:
         return now, after
 
 
-def _group(hits: Iterable[Hit]) -> tuple[dict[int, IntervalSet], set[str]]:
+def _group(
+    hits: Iterable[Hit], sources: Mapping[int, Source]
+) -> tuple[dict[int, IntervalSet], set[str]]:
+    """The spans per segment, and the high-value values not already inside those spans."""
     spans: dict[int, list[tuple[int, int]]] = {}
-    values: set[str] = set()
+    values: dict[str, int] = {}
     for hit in hits:
         if hit.kind is HitKind.HIGH_VALUE:
-            values.add(hit.value)
+            values[hit.value] = hit.segment
         elif hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE):
             spans.setdefault(hit.segment, []).append((hit.start, hit.end))
-    return {seg: IntervalSet(s) for seg, s in spans.items()}, values
+    merged = {seg: IntervalSet(s) for seg, s in spans.items()}
+    return merged, {
+        v for v, seg in values.items() if not _covered(v, merged.get(seg), sources.get(seg))
+    }
+
+
+def _covered(value: str, spans: IntervalSet | None, source: Source | None) -> bool:
+    if spans is None or source is None:
+        return False
+    text = source[0]
+    return any(value in "".join(c for c in text[a:b] if c.isalnum()) for a, b in spans)

@@ -53,7 +53,8 @@ class ArgumentRule:
     tools: GlobSet
     path_globs: PathGlobSet
     labels: frozenset[Label]
-    split_words: bool = False
+    word_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Keys whose value is a command line: each word is tried as a path."""
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,10 @@ class ProvenanceSettings:
     min_token_length: int = 8
     min_token_entropy: float = 2.5
     shingle_words: int = 5
+    shingle_window: int = 4
     min_uncommon_words: int = 2
     max_sources_per_fingerprint: int = 24
+    max_private_sources: int = 3
     opaque_id_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
     opaque_ids: tuple[SafeRegex, ...] = ()
     opaque_id: SafeRegex | None = None
@@ -239,7 +242,7 @@ def _argument_rule(rule: TableReader) -> ArgumentRule:
         tools=_globs(rule, "tools", ("*",)),
         path_globs=_path_globs(rule, "path_globs"),
         labels=_labels(rule, "labels"),
-        split_words=rule.boolean("split_words", False),
+        word_keys=_globs(rule, "word_keys"),
     )
     if not parsed.path_globs:
         rule.fail("path_globs", [], "an argument rule needs path globs", "list some path globs")
@@ -303,13 +306,18 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         min_token_length=table.integer("min_token_length", defaults.min_token_length, minimum=4),
         min_token_entropy=table.number("min_token_entropy", defaults.min_token_entropy),
         shingle_words=table.integer("shingle_words", defaults.shingle_words, minimum=2),
+        shingle_window=table.integer("shingle_window", defaults.shingle_window, minimum=1),
         min_uncommon_words=table.integer("min_uncommon_words", defaults.min_uncommon_words),
+        max_private_sources=table.integer(
+            "max_private_sources", defaults.max_private_sources, minimum=1
+        ),
         max_sources_per_fingerprint=table.integer(
             "max_sources_per_fingerprint", defaults.max_sources_per_fingerprint, minimum=1
         ),
         opaque_id_keys=_globs(table, "opaque_id_keys"),
         opaque_ids=tuple(_regex(table, "opaque_ids", p) for p in opaque),
-        opaque_id=SafeRegex("(?i)" + "|".join(f"(?:{p})" for p in opaque)) if opaque else None,
+        # Multi-line: the index checks many tokens at once, one per line.
+        opaque_id=SafeRegex("(?im)" + "|".join(f"(?:{p})" for p in opaque)) if opaque else None,
         high_value=tuple(high_value),
     )
     table.finish()

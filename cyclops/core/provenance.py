@@ -23,14 +23,14 @@ from enum import StrEnum
 import networkx as nx
 
 from .arguments import ArgLeaf
-from .canon import clean
-from .fingerprints import FingerprintIndex, Hit, HitKind, identifier, locators
+from .canon import clean, matchable
+from .fingerprints import FingerprintIndex, Hit, HitKind, identifier, identifiers, locators
 from .patterns import Patterns
 from .secretscan import SecretFinding, SecretScanner, high_values
 from .types import ArgPath, Capability, Label
-from .unmask import unmask
+from .unmask import UnmaskLimits, unmask
 
-__all__ = ["ArgumentMatch", "EdgeKind", "Provenance"]
+__all__ = ["ArgumentMatch", "CallShape", "EdgeKind", "Provenance"]
 
 
 def _url_payload(value: str) -> str:
@@ -42,9 +42,32 @@ def _url_payload(value: str) -> str:
     return rest[cut:] if cut >= 0 else ""
 
 
+# In a result, only encoded blocks are worth decoding (a base64 secret in a config).
+_RESULT_UNMASK = UnmaskLimits(max_depth=2, short_runs=False, text_decoders=False)
+_EDGES = " \t\r\n.,;:!?\"'()[]{}<>"
+_PUBLIC_RESULTS = 16
+_PUBLIC_CHARS = 65536
+
+
 class EdgeKind(StrEnum):
     DATA = "data"
     INFLUENCE = "influence"
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """What the call whose arguments are matched is, so that only useful lookups are made."""
+
+    destinations: frozenset[ArgPath] = frozenset()
+    """Arguments that say where data goes."""
+    opaque: frozenset[ArgPath] = frozenset()
+    """Arguments under opaque-id keys: they carry no sensitive content."""
+    egress: bool = False
+    """Sensitive content matters (whole words, values, prose), not only fragments."""
+    privileged: bool = False
+    """Whole values matter as identifiers from untrusted content."""
+    scan: SecretScanner | None = None
+    """The secret rules to run, if any."""
 
 
 @dataclass
@@ -74,6 +97,7 @@ class Provenance:
         self._order: deque[int] = deque()
         self.evicted_calls = 0
         self._latest_untrusted: dict[Capability, int] = {}
+        self._public: deque[tuple[int, str]] = deque(maxlen=_PUBLIC_RESULTS)
 
     # -- calls ----------------------------------------------------------------------------------
 
@@ -98,57 +122,64 @@ class Provenance:
         return self.graph.nodes[index]["capability"] if index in self.graph else None
 
     def match_arguments(
-        self,
-        index: int,
-        args: Sequence[ArgLeaf],
-        destinations: set[ArgPath],
-        scan: SecretScanner | None,
-        privileged: bool = False,
+        self, index: int, args: Sequence[ArgLeaf], shape: CallShape
     ) -> list[ArgumentMatch]:
-        """Look every argument up in the index, add data edges, and (with ``scan``) find secrets.
+        """Look every argument up in the index, add data edges, and find secrets.
 
         A destination argument says *where* data goes: only a URL's path and query can carry
         sensitive content (a reply to the sender of a private mail does not leak the sender's
-        address). The whole value of a destination argument, and of any argument of a privileged
-        call, is also looked up as an identifier taken from untrusted content (``#633``).
+        address), and an argument under an opaque-id key (``threadId``) carries none. The whole
+        value of a destination argument, and of any argument of a privileged call, is also looked
+        up as an identifier taken from untrusted content (``#633``).
         """
         matches = []
         for leaf in args:
-            match = ArgumentMatch(leaf.path, leaf.path in destinations)
-            for form in unmask(leaf.value):
-                self._match_form(form, match, scan, whole=match.destination or privileged)
+            match = ArgumentMatch(leaf.path, leaf.path in shape.destinations)
+            for n, form in enumerate(unmask(leaf.value)):
+                self._match_form(form, match, shape, decoded=n > 0)
+            if leaf.path in shape.opaque:
+                match.sensitive_hits.clear()
+            elif match.destination:
+                # What the result that chose this destination says about it is the address,
+                # not data (a mail that names where to post): only other results can leak here.
+                steering = {h.call for h in match.untrusted_hits if h.kind is HitKind.LOCATOR}
+                match.sensitive_hits = [h for h in match.sensitive_hits if h.call not in steering]
             matches.append(match)
         for match in matches:
-            for hit in match.hits:
-                self._link(hit.call, index, EdgeKind.DATA, match.path)
+            for call in {hit.call for hit in match.hits}:
+                self._link(call, index, EdgeKind.DATA, match.path)
         return matches
 
-    def _match_form(
-        self, form: str, match: ArgumentMatch, scan: SecretScanner | None, whole: bool
-    ) -> None:
+    def _match_form(self, form: str, match: ArgumentMatch, shape: CallShape, decoded: bool) -> None:
         cleaned = clean(form)
-        text = cleaned.casefold()
+        text = matchable(cleaned)
         for hit in self.index.fragments(text):
             if Label.UNTRUSTED in hit.labels:
                 match.untrusted_hits.append(hit)
             if Label.SENSITIVE in hit.labels and not match.destination:
                 match.sensitive_hits.append(hit)
         if match.destination:
-            match.untrusted_hits.extend(self.index.exact(locators(text), HitKind.LOCATOR))
-            payload = _url_payload(cleaned)
-            if payload:
+            # A URL is an address and a payload; a decoded form that is no URL came out of a
+            # payload (the address is never encoded); anything else is an address.
+            payload = _url_payload(cleaned) if "://" in cleaned or not decoded else cleaned
+            address = text[: len(text) - len(payload)] if payload else text
+            match.untrusted_hits.extend(self.index.exact(locators(address), HitKind.LOCATOR))
+            if payload and shape.egress:
                 self._match_sensitive(payload, match)
-        else:
+        elif shape.egress:
             self._match_sensitive(cleaned, match, fragments=False)
-        token = identifier(text) if whole else None
-        if token is not None:
-            hits = self.index.exact((token,), HitKind.LOCATOR)
-            match.untrusted_hits.extend(h for h in hits if Label.UNTRUSTED in h.labels)
-        if scan is not None:
-            match.secrets.extend(scan.scan(cleaned))
+        tokens = identifiers(text)
+        whole = identifier(text) if match.destination or shape.privileged else None
+        if whole is not None:
+            tokens.add(whole)
+        hits = self.index.exact(tokens, HitKind.LOCATOR)
+        match.untrusted_hits.extend(h for h in hits if Label.UNTRUSTED in h.labels)
+        if shape.scan is not None:
+            match.secrets.extend(shape.scan.scan(cleaned))
 
     def _match_sensitive(self, cleaned: str, match: ArgumentMatch, fragments: bool = True) -> None:
-        text = cleaned.casefold()
+        """Sensitive pieces of ``cleaned`` (whole words and values, not only fragments)."""
+        text = matchable(cleaned)
         found = list(self.index.fragments(text)) if fragments else []
         found += self.index.shingles(text)
         values = [hv.value for hv in high_values(self._p.provenance.high_value, cleaned)]
@@ -174,6 +205,37 @@ class Provenance:
         if path is not None:
             data["arguments"].add(path)
 
+    def private_hits(self, hits: Iterable[Hit]) -> list[Hit]:
+        """The sensitive hits that carry private data, without two kinds of piece:
+
+        - *public*: already in a public (untrusted, not private) result before the private one
+          (quoting a web page that a mail also quotes leaks nothing);
+        - *vocabulary*: found in more than ``max_private_sources`` different private texts of
+          the session (``collections.abc`` in every file of a code base is no one's secret;
+          the same file read again is not a different text).
+        """
+        pieces = [(hit, self._piece(hit)) for hit in hits]
+        texts: dict[str, set[int]] = {}
+        for hit, piece in pieces:
+            segment = self.index.segment(hit.segment)
+            if piece and segment is not None:
+                texts.setdefault(piece, set()).add(hash(segment.text))
+        limit = self._p.provenance.max_private_sources
+        return [
+            hit
+            for hit, piece in pieces
+            if piece and len(texts[piece]) <= limit and not self._is_public(hit.call, piece)
+        ]
+
+    def _piece(self, hit: Hit) -> str:
+        if hit.kind is HitKind.HIGH_VALUE:
+            return hit.value
+        segment = self.index.segment(hit.segment)
+        return segment.text[hit.start : hit.end].strip(_EDGES) if segment is not None else ""
+
+    def _is_public(self, call: int, piece: str) -> bool:
+        return any(i < call and piece in text for i, text in self._public)
+
     def data_sources(self, index: int) -> set[int]:
         """Calls whose results reached ``index``'s arguments as data."""
         if index not in self.graph:
@@ -195,7 +257,9 @@ class Provenance:
                 self._latest_untrusted[capability] = index
         if not labels & {Label.UNTRUSTED, Label.SENSITIVE}:
             return
+        sensitive = Label.SENSITIVE in labels
         budget = self._p.limits.max_result_chars
+        public: list[str] = []
         for text in texts:
             if budget <= 0:
                 break
@@ -204,14 +268,20 @@ class Provenance:
             family: int | None = None
             for form in self._forms_to_index(piece, labels):
                 cleaned = clean(form)
-                values = [hv.value for hv in high_values(self._p.provenance.high_value, cleaned)]
-                seg_id = self.index.add(index, labels, cleaned.casefold(), values, family)
+                rules = self._p.provenance.high_value
+                values = [hv.value for hv in high_values(rules, cleaned)] if sensitive else []
+                text_form = matchable(cleaned)
+                seg_id = self.index.add(index, labels, text_form, values, family)
                 family = seg_id if family is None else family
+                if not sensitive and len(public) < 8:
+                    public.append(text_form[:_PUBLIC_CHARS])
+        if public:
+            self._public.append((index, "\n".join(public)))
 
     def _forms_to_index(self, text: str, labels: frozenset[Label]) -> Iterator[str]:
         # A private result that holds encoded data (a base64 secret in a config) is also indexed
         # decoded: the agent may decode it before sending.
         if Label.SENSITIVE in labels and len(text) <= 65536:
-            yield from unmask(text)
+            yield from unmask(text, _RESULT_UNMASK)
         else:
             yield text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -56,10 +57,18 @@ class SecretScanner:
         return tuple(dict.fromkeys(f.rule_id for f in self.scan(text)))
 
 
+_THREE_DIGITS = re.compile(r"[0-9]{3}")
+
+
 def high_values(rules: Sequence[HighValueRule], text: str) -> list[HighValue]:
-    """Short values worth linking (codes, IBANs, card numbers) found in ``text``."""
-    found = []
+    """Short values worth linking (codes, IBANs, card numbers) found in ``text``.
+
+    Every value worth linking holds three digits in a row; text without any is skipped whole.
+    """
+    found: list[HighValue] = []
     text = text[:MAX_SCAN_CHARS]
+    if not _THREE_DIGITS.search(text):
+        return found
     for rule in rules:
         for start, end in rule.regex.spans(text):
             raw = text[start:end]

@@ -6,8 +6,9 @@ Rules of the session:
 2. :meth:`Session.decide` is called before a call runs and returns its decision; it never
    waits, reads a clock or does I/O. :meth:`Session.observe` is called with the call's result
    after it ran; a denied call never runs and has no result.
-3. A call's arguments are matched against earlier results when it is decided; its own result
-   joins the index only once observed, so a call never links to itself.
+3. A call's arguments are matched against earlier results when it is decided (when it is a
+   sink or a private read: nothing else can make a flow); its own result joins the index only
+   once observed, so a call never links to itself.
 4. Bytes count as leaked only for calls that were forwarded; a denied call's bytes are blocked.
 5. In detect mode every action other than allow becomes flag.
 6. If deciding fails, :meth:`Session.fail_closed` gives the decision: deny in prevent mode,
@@ -25,7 +26,7 @@ from .fingerprints import Hit, HitKind
 from .flows import CallFacts, Finding, excessive_agency, exfiltration, secret_egress, self_contained
 from .leak import NO_LEAK, Leak, LeakLedger, Source
 from .patterns import Patterns
-from .provenance import ArgumentMatch, Provenance
+from .provenance import ArgumentMatch, CallShape, Provenance
 from .results import to_tool_result
 from .taint import ArgumentLabels, Labeller
 from .types import (
@@ -99,19 +100,31 @@ class Session:
         labels = self._labeller.static_labels(call.capability) | arg_labels.labels
         self._prov.add_call(index, call.capability, labels)
         self._prov.add_influence(index)
-        destinations = {leaf.path for leaf in args if self._labeller.is_destination(leaf)}
-        scan = self._labeller.secrets if Label.EGRESS in labels else None
-        privileged = Label.PRIVILEGED in labels
-        matches = self._prov.match_arguments(index, args, destinations, scan, privileged)
+        egress = Label.EGRESS in labels
+        shape = CallShape(
+            destinations=frozenset(a.path for a in args if self._labeller.is_destination(a)),
+            opaque=frozenset(a.path for a in args if self._labeller.is_opaque_key(a.key)),
+            egress=egress,
+            privileged=Label.PRIVILEGED in labels,
+            scan=self._labeller.secrets if egress else None,
+        )
+        # Only a sink's arguments, or a private read's (did a page choose what to read?), can
+        # make a flow; other calls are not worth the lookups.
+        consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
+        matches = self._prov.match_arguments(index, args, shape) if consequential else []
         destination = _destination(call.capability, args, arg_labels, matches)
         facts = CallFacts(index, call.capability, labels, matches, destination)
-        hits = [h for m in matches for h in m.sensitive_hits] if Label.EGRESS in labels else []
+        hits = (
+            self._prov.private_hits(h for m in matches for h in m.sensitive_hits)
+            if Label.EGRESS in labels
+            else []
+        )
         sources = self._sources(hits)
         leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK
-        findings = self._findings(facts, _significant(hits, leak, sources), leak.call_bytes)
+        findings = self._findings(facts, _significant(hits, leak, sources), leak.completed_bytes)
         action, reasons = self._action(findings)
         flows = self._record_flows(findings, action, index, destination)
-        decision = Decision(index, call, action, labels, flows, reasons, leak.call_bytes)
+        decision = Decision(index, call, action, labels, flows, reasons, leak.completed_bytes)
         self._account(decision, destination, hits, sources, leak)
         self._deciding = None
         return decision
@@ -224,7 +237,10 @@ class Session:
                 if flow.flow_class is FlowClass.SECRET_EGRESS:
                     self._secrets_leaked[destination] += flow.leaked_bytes
         else:
-            self._blocked += sum(f.leaked_bytes for f in decision.flows)
+            secret = sum(
+                f.leaked_bytes for f in decision.flows if f.flow_class is FlowClass.SECRET_EGRESS
+            )
+            self._blocked += leak.call_bytes + secret
 
     def _sources(self, hits: Iterable[Hit]) -> dict[int, Source]:
         sources = {}
@@ -285,7 +301,7 @@ def _destination(
     if arg_labels.egress_hosts:
         return registrable_domain(arg_labels.egress_hosts[0])
     named: list[str] = []
-    for leaf, match in zip(args, matches, strict=True):
+    for leaf, match in zip(args, matches, strict=False):
         if not match.destination or match.sensitive_hits or match.secrets:
             continue
         value = leaf.value.strip().casefold()

@@ -92,9 +92,12 @@ class Labeller:
 
     def _rule_matches(self, rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
         for leaf in args:
-            if not rule.keys.matches(leaf.key):
+            if rule.keys.matches(leaf.key):
+                candidates = [leaf.value]
+            elif rule.word_keys.matches(leaf.key):
+                candidates = leaf.value.split()
+            else:
                 continue
-            candidates = leaf.value.split() if rule.split_words else [leaf.value]
             for candidate in candidates:
                 path = normalize_path(candidate.strip("\"'"))
                 if path and rule.path_globs.matches(path):

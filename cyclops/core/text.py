@@ -69,9 +69,11 @@ def is_common(word: str) -> bool:
 
 
 def countable_chars(text: str) -> int:
-    """Characters that count as leaked: not whitespace, not part of a common word."""
-    count = len("".join(text.split()))
-    for match in WORD.finditer(text):
-        if is_common(match.group()):
-            count -= match.end() - match.start()
-    return count
+    """Characters that count as leaked: those of the whitespace-separated tokens that hold an
+    uncommon word. ``password:``, ``-----BEGIN`` or ``the`` count nothing; ``sk_live_9yNm...``
+    counts whole, common word inside and all."""
+    return sum(
+        len(token)
+        for token in text.split()
+        if any(not is_common(word.casefold()) for word in WORD.findall(token))
+    )

@@ -36,6 +36,14 @@ class UnmaskLimits:
 
     max_depth: int = 4
     """Decoding layers applied one after another (cleaning a form is not a layer)."""
+    short_runs: bool = True
+    """Also read base64 runs of 8-11 characters (a 6-digit code encoded), where they stand alone
+    and are no word."""
+    text_decoders: bool = True
+    """Also undo the text escapes (percent, HTML entities, backslash escapes, quoted-printable);
+    without them only binary encodings are decoded (base64, hex, base32, compression), which
+    is what is worth it for a long text such as a result: the text escapes give back nearly
+    the same text again."""
     max_forms: int = 48
     """Distinct forms returned, the original value included."""
     total_chars_floor: int = 65_536
@@ -66,6 +74,13 @@ _MIN_SEGMENT = 8
 # A reading that is readable from end to end is kept when shorter: a 6-digit code is worth
 # finding, and random bytes rarely decode to readable text throughout.
 _MIN_WHOLE = 4
+# Base64 runs of 8-11 characters (6-8 bytes: a code, a PIN) standing alone, with a digit or a
+# lower-case letter before an upper-case one (not a word, not a Capitalised one).
+_SHORT_BASE64 = re.compile(
+    r"(?<![A-Za-z0-9+/_-])"
+    r"(?=[A-Za-z+/_-]{0,10}[0-9]|[A-Za-z0-9+/_-]{0,9}[a-z][A-Za-z0-9+/_-]{0,9}[A-Z])"
+    r"([A-Za-z0-9+/_-]{8,11})=?=?(?![A-Za-z0-9+/=_-])"
+)
 _READABLE_SEGMENT = re.compile(f"[^{_UNREADABLE_CLASS}]{{{_MIN_SEGMENT},}}")
 
 # zlib window bits for the streams recognised by their first two bytes: gzip, then zlib.
@@ -85,10 +100,18 @@ _HEX_SEPARATORS = str.maketrans("", "", ":- ")
 # (``XMLHttpRequest``, ``PyObject_GetAttr``) are common in code, and in about 5% of base64: only
 # their aligned reading is tried. Neighbouring parts of each pattern differ in character class,
 # so matching never backtracks far.
-_WORDS_RUN = re.compile(r"[-_/+]*(?:[A-Z]?[a-z]*[0-9]*[-_/+]+)*[A-Z]?[a-z]*[0-9]*")
-_IDENTIFIER_RUN = re.compile(
-    r"[-_/+]*(?:[a-z]*(?:[A-Z][a-z]*)*[0-9]*[-_/+]+)*[a-z]*(?:[A-Z][a-z]*)*[0-9]*"
-)
+# A run made of words (``notwithstanding``, ``/usr/lib/python3``) or identifiers
+# (``getElementById``) between separators. Checked piece by piece: one regex with the
+# separators inside a repeated group would backtrack exponentially on ``------1aB``.
+_RUN_SEPARATORS = re.compile(r"[-_/+]+")
+_WORD_PIECE = re.compile(r"[A-Z]?[a-z]*[0-9]*")
+_IDENTIFIER_PIECE = re.compile(r"[a-z]*(?:[A-Z][a-z]*)*[0-9]*")
+
+
+def _pieces_match(run: str, piece: re.Pattern[str]) -> bool:
+    return all(piece.fullmatch(part) for part in _RUN_SEPARATORS.split(run))
+
+
 _MAX_PLAIN_RUN = 256
 
 
@@ -183,19 +206,34 @@ def _decodings(form: str, search: _Search) -> Iterator[str]:
     # Decoders shrink their input (decompression grows it, but only up to the room), so input
     # beyond the room left could only make output that would be cut away.
     source = form[: search.room]
-    for decoder in _DECODERS:
+    for decoder in _BINARY_DECODERS:
         yield from decoder(source, search)
+    if not search.limits.text_decoders:
+        return
+    for decoder in _TEXT_DECODERS:
+        for decoded in decoder(source, search):
+            if _worth_keeping(source, decoded):
+                yield decoded
+
+
+def _worth_keeping(source: str, decoded: str) -> bool:
+    """A long text with a few escapes decodes to nearly itself, and its undecoded form already
+    carries every piece between the escapes; only dense escapes make a form worth a look."""
+    return len(source) <= _SHORT_TEXT or len(source) - len(decoded) >= len(source) // 20
 
 
 # Binary encodings: runs of the alphabet, decoded to bytes, read back as text.
 
 
 def _base64(form: str, search: _Search) -> Iterator[str]:
+    if search.limits.short_runs:
+        for short in _SHORT_BASE64.findall(form):
+            yield from _short_reading(short, _base64_bytes)
     for run in search.fresh_runs("base64", _runs(form, _BASE64_MARKS, search.limits.min_run)):
         plain = len(run) <= _MAX_PLAIN_RUN
-        if plain and _WORDS_RUN.fullmatch(run):
+        if plain and _pieces_match(run, _WORD_PIECE):
             continue
-        offsets = 1 if plain and _IDENTIFIER_RUN.fullmatch(run) else 4
+        offsets = 1 if plain and _pieces_match(run, _IDENTIFIER_PIECE) else 4
         yield from _run_readings(run, offsets, _base64_bytes, search.room, raw_deflate=True)
 
 
@@ -206,6 +244,16 @@ def _base32(form: str, search: _Search) -> Iterator[str]:
         for run in search.fresh_runs("base32", _runs(form, marks, search.limits.min_run)):
             if reading := _read_bytes(_base32_bytes(run), search.room, raw_deflate=False):
                 yield reading[0]
+
+
+def _short_reading(run: str, to_bytes: Callable[[str], bytes]) -> Iterator[str]:
+    """A run shorter than ``min_run`` (the encoding of a 6-digit code is 8 characters): read
+    aligned only, kept only if it mixes character kinds (not a word) and reads whole."""
+    if run.isalpha() and (run.islower() or run.isupper() or run[1:].islower()):
+        return
+    text = to_bytes(run).decode("utf-8", "replace")
+    if len(text) >= _MIN_WHOLE and not _UNREADABLE.search(text) and text.isprintable():
+        yield text
 
 
 def _hex(form: str, search: _Search) -> Iterator[str]:
@@ -385,4 +433,6 @@ def _quoted_printable(form: str, search: _Search) -> Iterator[str]:
         yield decoded
 
 
-_DECODERS = (_base64, _hex, _base32, _percent, _html_entities, _escapes, _quoted_printable)
+_BINARY_DECODERS = (_base64, _hex, _base32)
+_TEXT_DECODERS = (_percent, _html_entities, _escapes, _quoted_printable)
+_SHORT_TEXT = 1024

