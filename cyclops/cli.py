@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+
+import anyio
 
 from . import __version__
 from .config import load_patterns, read_text
 from .core.tomlreader import ConfigError
 from .core.types import Mode
 from .core.verdict import Verdict
+from .demo import DEFAULT_FILESYSTEM_SERVER, run_demo
+from .proxy.config import load_downstream
+from .proxy.http import HttpOptions, is_loopback, new_token
+from .proxy.run import ServeOptions, serve
 from .replay import replay, verdict_path
 from .trace import TraceError, parse_trace
 
@@ -21,6 +28,13 @@ __all__ = ["main"]
 
 EXIT_OK = 0
 EXIT_USAGE = 2
+TOKEN_VARIABLE = "CYCLOPS_TOKEN"
+DEFAULT_VERDICTS = os.path.join(
+    os.environ.get("XDG_STATE_HOME") or "~/.local/state",
+    "cyclops",
+    "sessions",
+    "{session}.session.json",
+)
 EXAMPLES = ("attack", "benign")
 
 log = logging.getLogger("cyclops")
@@ -51,6 +65,56 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--example", choices=EXAMPLES, help="replay a trace bundled with cyclops")
     _add_detection_options(rep)
     rep.add_argument("--out", type=Path, help="directory for <session>.session.json verdicts")
+
+    srv = commands.add_parser(
+        "serve",
+        help="run the proxy in front of the servers of a downstream.toml",
+        description="Run cyclops as an MCP server (stdio by default, or Streamable HTTP at /mcp) "
+        "in front of the MCP servers listed in a downstream.toml.",
+    )
+    srv.add_argument("--downstream", type=Path, required=True, help="downstream.toml")
+    _add_detection_options(srv)
+    srv.add_argument(
+        "--verdicts",
+        default=DEFAULT_VERDICTS,
+        help="session.json path; {session} becomes the session id (default: %(default)s)",
+    )
+    srv.add_argument("--record", type=Path, help="also write every call and result to this trace")
+    srv.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
+    srv.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: %(default)s)")
+    srv.add_argument("--port", type=int, default=8787, help="HTTP port (default: %(default)s)")
+    srv.add_argument(
+        "--token-file",
+        type=Path,
+        help=f"file holding the HTTP bearer token (or set {TOKEN_VARIABLE})",
+    )
+    srv.add_argument(
+        "--allow-host", action="append", default=[], help="another Host header to accept"
+    )
+    srv.add_argument(
+        "--allow-origin", action="append", default=[], help="a browser Origin to accept"
+    )
+
+    demo = commands.add_parser(
+        "demo",
+        help="watch cyclops stop a prompt-injected agent, in front of real MCP servers",
+        description="Start cyclops in front of npm's server-filesystem (over a workspace with a "
+        "fake SSH key) and two example servers, and let a scripted agent follow a hidden "
+        "instruction: fetch a page, read the key, post it base64-encoded.",
+    )
+    demo.add_argument(
+        "--mode",
+        type=Mode,
+        choices=list(Mode),
+        default=Mode.PREVENT,
+        help="prevent: deny the exfiltration; detect: flag it and let it run (default: prevent)",
+    )
+    demo.add_argument(
+        "--filesystem-server",
+        default=DEFAULT_FILESYSTEM_SERVER,
+        help="command that starts the filesystem server (default: %(default)s)",
+    )
+    demo.add_argument("--workdir", type=Path, help="where to put the workspace and verdicts")
     return parser
 
 
@@ -67,12 +131,19 @@ def _add_detection_options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # The demo tells its own story on stdout; its log shows only errors unless asked for more.
+    level = "error" if args.command == "demo" and args.log_level == "warning" else args.log_level
     logging.basicConfig(
-        stream=sys.stderr, level=args.log_level.upper(), format="cyclops %(levelname)s %(message)s"
+        stream=sys.stderr, level=level.upper(), format="cyclops %(levelname)s %(message)s"
     )
     try:
         if args.command == "replay":
             return _replay(args)
+        if args.command == "serve":
+            return _serve(args)
+        if args.command == "demo":
+            run_demo(args.mode, args.filesystem_server, args.workdir)
+            return EXIT_OK
     except ConfigError as exc:
         print(f"cyclops: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -96,6 +167,48 @@ def _replay(args: argparse.Namespace) -> int:
     for verdict in verdicts.values():
         _summarise(verdict, verdict_path(args.out, verdict.session) if args.out else None)
     return EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
+    patterns = load_patterns(args.patterns)
+    downstream = load_downstream(args.downstream, os.environ, patterns)
+    http = None
+    if args.http:
+        token = _token(args)
+        if not token and not is_loopback(args.host):
+            print(
+                f"cyclops: binding {args.host} needs a bearer token "
+                f"(--token-file or {TOKEN_VARIABLE})",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        if not token:
+            token = new_token()
+            log.warning("no token given; this run's bearer token is %s", token)
+        http = HttpOptions(
+            host=args.host,
+            port=args.port,
+            token=token,
+            allowed_hosts=tuple(args.allow_host),
+            allowed_origins=tuple(args.allow_origin),
+            log_level=args.log_level,
+        )
+    options = ServeOptions(
+        downstream=downstream,
+        patterns=patterns,
+        mode=args.mode,
+        verdicts=args.verdicts,
+        record=args.record,
+        http=http,
+    )
+    anyio.run(serve, options)
+    return EXIT_OK
+
+
+def _token(args: argparse.Namespace) -> str:
+    if args.token_file is not None:
+        return read_text(args.token_file).strip()
+    return os.environ.get(TOKEN_VARIABLE, "").strip()
 
 
 def _print_line(line: str) -> None:

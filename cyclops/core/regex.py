@@ -67,6 +67,9 @@ class SafeRegex:
     def search(self, text: str) -> bool:
         return self._compiled.search(text) is not None
 
+    def fullmatch(self, text: str) -> bool:
+        return self._compiled.fullmatch(text) is not None
+
 
 def _glob_to_regex(glob: str, *, segment: str) -> str:
     """Translate ``*``, ``**``, ``?`` and ``[...]``; ``segment`` is what ``*`` may match."""

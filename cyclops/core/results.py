@@ -37,9 +37,9 @@ def to_tool_result(result: JSON, is_opaque_key: IsOpaqueKey = lambda _: False) -
     structured = result.get("structuredContent", result.get("structured_content"))
     if structured is not None:
         texts.append("\n".join(_strings(structured, is_opaque_key, 0)))
-    return ToolResult(
-        tuple(t for t in texts if t), bool(result.get("isError", result.get("is_error")))
-    )
+    # Servers often return the same text twice (a text block and structuredContent): once.
+    unique = tuple(dict.fromkeys(t for t in texts if t))
+    return ToolResult(unique, bool(result.get("isError", result.get("is_error"))))
 
 
 def _blocks(result: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:

@@ -1,0 +1,175 @@
+"""Running the proxy: start the downstreams, serve the host over stdio or HTTP, shut down clean.
+
+Shutdown — stdin closed, SIGTERM or SIGINT — cancels everything in one task group: the front
+stops, every downstream holder leaves its connection (stdio children are terminated by the SDK's
+client), and the verdicts are flushed. No child outlives cyclops.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import anyio
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from ..core.patterns import Patterns
+from ..core.types import Decision, Label, Mode
+from .config import DownstreamConfig
+from .downstream import Callbacks, Downstream, State
+from .http import HttpOptions, serve_http
+from .server import Tap
+from .sessions import Recorder, Sessions
+
+__all__ = ["ServeOptions", "serve"]
+
+log = logging.getLogger("cyclops")
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    downstream: DownstreamConfig
+    patterns: Patterns
+    mode: Mode
+    verdicts: str | None
+    """Where each session's verdict goes; ``{session}`` is replaced by the session id."""
+    record: Path | None = None
+    http: HttpOptions | None = None
+    startup_timeout: float = 30.0
+    observer: Callable[[str, Decision], None] | None = None
+    """Told every decision (session id, decision): for the demo's commentary."""
+    child_stderr: TextIO | None = None
+    """Where the stdio servers' stderr goes (default: cyclops's own stderr)."""
+
+
+Front = Callable[[Server[Any], Tap], Awaitable[None]]
+"""Serves the host: stdio, HTTP, or (for the demo and tests) an in-process client."""
+
+
+async def serve(options: ServeOptions, front: Front | None = None) -> None:
+    recorder = Recorder(options.record) if options.record else None
+    try:
+        async with anyio.create_task_group() as tg:
+            sessions = Sessions(
+                patterns=options.patterns,
+                mode=options.mode,
+                declared_roles=options.downstream.declared_roles(),
+                verdict_template=options.verdicts,
+                recorder=recorder,
+                task_group=tg,
+            )
+            tap = Tap(sessions, _session_key(options), options.observer)
+            downstreams = _start_downstreams(options, tap, tg)
+            await _wait_ready(downstreams, options.startup_timeout)
+            await tap.rebuild()
+            _report_bindings(options.patterns, downstreams)
+            server = tap.server()
+            if front is not None:
+                await front(server, tap)
+            elif options.http is not None:
+                await serve_http(server, options.http)
+            else:
+                tg.start_soon(_stop_on_signals, tg.cancel_scope)
+                async with stdio_server() as (read, write):
+                    await server.run(read, write, server.create_initialization_options())
+            tg.cancel_scope.cancel()
+            with anyio.CancelScope(shield=True):
+                await sessions.flush()
+    finally:
+        if recorder is not None:
+            recorder.close()
+
+
+def _session_key(options: ServeOptions) -> Callable[[Any], str]:
+    if options.http is None:
+        key = f"stdio-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+        return lambda ctx: key
+
+    def http_key(ctx: Any) -> str:
+        request = getattr(ctx, "request", None)
+        session_id = request.headers.get("mcp-session-id") if request is not None else None
+        return f"http-{session_id}" if session_id else "http-anonymous"
+
+    return http_key
+
+
+def _start_downstreams(
+    options: ServeOptions, tap: Tap, tg: anyio.abc.TaskGroup
+) -> list[Downstream]:
+    async def listed(downstream: Downstream) -> None:
+        await tap.rebuild()
+        await tap.on_downstream_notification(downstream, "notifications/tools/list_changed", {})
+
+    callbacks = Callbacks(
+        request=tap.on_downstream_request,
+        notification=tap.on_downstream_notification,
+        listed=listed,
+    )
+    downstreams = [
+        Downstream(config, callbacks, options.child_stderr) for config in options.downstream.servers
+    ]
+    tap.attach(downstreams)
+    for downstream in downstreams:
+        tg.start_soon(downstream.run)
+    return downstreams
+
+
+async def _wait_ready(downstreams: list[Downstream], timeout: float) -> None:
+    """Give every downstream up to ``timeout`` seconds together; the slow ones join later."""
+    with anyio.move_on_after(timeout):
+        async with anyio.create_task_group() as tg:
+            for downstream in downstreams:
+                tg.start_soon(downstream.wait_ready, timeout)
+    for downstream in downstreams:
+        if downstream.state is not State.READY:
+            log.warning(
+                "%s is not ready (%s); its tools appear once it is",
+                downstream.name,
+                downstream.error or "starting",
+            )
+
+
+def _report_bindings(patterns: Patterns, downstreams: list[Downstream]) -> None:
+    """Which roles are bound to which servers, and declared sinks no server offers."""
+    bound: dict[str, list[str]] = {}
+    for downstream in downstreams:
+        for role in downstream.config.roles:
+            bound.setdefault(role, []).append(downstream.name)
+            offered = {t.get("name") for t in downstream.listing.tools}
+            missing = _declared_sinks(patterns, role) - offered
+            if downstream.state is State.READY and missing:
+                log.warning(
+                    "%s (role %s) does not offer %s, which patterns.toml names as a sink",
+                    downstream.name,
+                    role,
+                    ", ".join(sorted(missing)),
+                )
+    for role, servers in sorted(bound.items()):
+        log.info("role %s: %s", role, ", ".join(servers))
+
+
+def _declared_sinks(patterns: Patterns, role_name: str) -> set[str]:
+    role = patterns.role(role_name)
+    if role is None:
+        return set()
+    sinks = {Label.EGRESS, Label.PRIVILEGED}
+    return {
+        glob.pattern
+        for glob, labels in role.tools
+        if labels & sinks and not any(c in glob.pattern for c in "*?[")
+    }
+
+
+async def _stop_on_signals(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            log.info("stopping")
+            scope.cancel()
+            return

@@ -1,0 +1,148 @@
+"""Upstream sessions: one detection core, one verdict and one lock per host session.
+
+stdio has one session. Over HTTP every ``mcp-session-id`` gets its own; taint never passes
+between them. A session's tool calls and resource reads are decided one at a time, in the order
+they arrive, each after every earlier result was seen: that is the order a replay of the
+recorded trace uses, so a live session and its replay make the same decisions.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import anyio
+from mcp.server.session import ServerSession
+
+from ..core.patterns import Patterns
+from ..core.session import Session
+from ..core.types import JSON, Mode
+from ..core.verdict import Verdict
+from ..report.session_json import verdict_json, write_json_atomic
+from ..trace import trace_line
+
+__all__ = ["Recorder", "Sessions", "UpstreamSession", "VerdictSink", "verdict_file"]
+
+log = logging.getLogger("cyclops.sessions")
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def verdict_file(template: str, session: str) -> Path:
+    """``template`` with ``{session}`` replaced by a file-name-safe session id."""
+    safe = _SAFE.sub("_", session)[:100].lstrip(".") or "session"
+    return Path(os.path.expanduser(template.replace("{session}", safe)))
+
+
+class VerdictSink:
+    """Writes a session's latest verdict off the event loop, coalescing bursts.
+
+    Every write is atomic (temp file + rename), so the file on disk is always a whole verdict.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._latest: dict[str, Any] | None = None
+        self._written: dict[str, Any] | None = None
+        self._changed = anyio.Event()
+
+    def update(self, verdict: Verdict) -> None:
+        self._latest = verdict_json(verdict)
+        self._changed.set()
+
+    async def run(self) -> None:
+        while True:
+            await self._changed.wait()
+            self._changed = anyio.Event()
+            await self.flush()
+
+    async def flush(self) -> None:
+        latest = self._latest
+        if latest is not None and latest != self._written:
+            await anyio.to_thread.run_sync(write_json_atomic, self.path, latest)
+            self._written = latest
+
+
+class Recorder:
+    """``--record``: every call and its result as a replayable trace (it holds their data)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._file: TextIO = os.fdopen(descriptor, "a", encoding="utf-8")
+
+    def record(
+        self, session: str, server: str, tool: str, arguments: Mapping[str, JSON], result: JSON
+    ) -> None:
+        self._file.write(trace_line(session, server, tool, arguments, result) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+@dataclass
+class UpstreamSession:
+    key: str
+    core: Session
+    sink: VerdictSink | None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    peer: ServerSession | None = None
+    """The latest handle on the host session (for notifications and server→client requests)."""
+    subscriptions: set[str] = field(default_factory=set)
+
+
+class Sessions:
+    def __init__(
+        self,
+        *,
+        patterns: Patterns,
+        mode: Mode,
+        declared_roles: Mapping[str, Iterable[str]],
+        verdict_template: str | None,
+        recorder: Recorder | None,
+        task_group: anyio.abc.TaskGroup,
+    ) -> None:
+        self._patterns = patterns
+        self._mode = mode
+        self._roles = declared_roles
+        self._template = verdict_template
+        self.recorder = recorder
+        self._tg = task_group
+        self._sessions: dict[str, UpstreamSession] = {}
+        self._tools: dict[str, list[str]] = {}
+
+    def get(self, key: str) -> UpstreamSession:
+        session = self._sessions.get(key)
+        if session is None:
+            core = Session(self._patterns, self._mode, key, self._roles)
+            for server, tools in self._tools.items():
+                core.declare_tools(server, tools)
+            sink = VerdictSink(verdict_file(self._template, key)) if self._template else None
+            if sink is not None:
+                self._tg.start_soon(sink.run)
+                log.info("session %s: verdict at %s", key, sink.path)
+            session = self._sessions[key] = UpstreamSession(key, core, sink)
+        return session
+
+    def declare_tools(self, server: str, tools: list[str]) -> None:
+        """A downstream's tool names, for every session's role detection (now and later)."""
+        self._tools[server] = tools
+        for session in self._sessions.values():
+            session.core.declare_tools(server, tools)
+
+    def all(self) -> list[UpstreamSession]:
+        return list(self._sessions.values())
+
+    async def flush(self) -> None:
+        for session in self._sessions.values():
+            if session.sink is not None:
+                session.sink.update(session.core.verdict())
+                await session.sink.flush()
+
+    def verdict_paths(self) -> list[Path]:
+        return [s.sink.path for s in self._sessions.values() if s.sink is not None]
