@@ -13,13 +13,20 @@ Public so that operators can test their own patterns.toml the way cyclops tests 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from mcp.client._transport import TransportStreams
+from mcp.server.lowlevel import Server
+from mcp.shared.memory import create_client_server_memory_streams
 
 from .core.session import Session
 from .core.types import JSON, Decision, ToolCall
 
-__all__ = ["Step", "play", "step"]
+__all__ = ["Step", "in_process", "play", "step"]
 
 
 @dataclass(frozen=True)
@@ -46,3 +53,21 @@ def play(session: Session, steps: Iterable[Step]) -> list[Decision]:
             session.observe_json(decision.index, s.result)
         decisions.append(decision)
     return decisions
+
+
+def in_process(server: Server[Any]) -> Callable[[], AbstractAsyncContextManager[TransportStreams]]:
+    """A connector that runs ``server`` in this process (for ``ServeOptions.connectors``)."""
+
+    @asynccontextmanager
+    async def connect() -> AsyncIterator[TransportStreams]:
+        async with (
+            create_client_server_memory_streams() as (client, (read, write)),
+            anyio.create_task_group() as tg,
+        ):
+            tg.start_soon(server.run, read, write, server.create_initialization_options())
+            try:
+                yield client
+            finally:
+                tg.cancel_scope.cancel()
+
+    return connect

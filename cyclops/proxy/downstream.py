@@ -21,6 +21,7 @@ from typing import Any, TextIO
 import anyio
 import httpx2
 import mcp_types as types
+from mcp.client._transport import TransportStreams
 from mcp.client.session import ClientRequestContext, ClientSession, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -32,7 +33,7 @@ from pydantic import BaseModel, RootModel, TypeAdapter, ValidationError
 from .. import __version__
 from .config import ServerConfig, Transport
 
-__all__ = ["Callbacks", "Downstream", "DownstreamError", "Listing", "State"]
+__all__ = ["Callbacks", "Connect", "Downstream", "DownstreamError", "Listing", "State"]
 
 log = logging.getLogger("cyclops.downstream")
 
@@ -45,6 +46,10 @@ LIST_METHODS = {
     "resourceTemplates": "resources/templates/list",
     "prompts": "prompts/list",
 }
+
+
+Connect = Callable[[], AbstractAsyncContextManager[TransportStreams]]
+"""Opens a connection to a server some other way than its transport (in-process, in tests)."""
 
 
 class State(StrEnum):
@@ -112,10 +117,15 @@ class _WatchedDispatcher(JSONRPCDispatcher[Any]):
 
 class Downstream:
     def __init__(
-        self, config: ServerConfig, callbacks: Callbacks, errlog: TextIO | None = None
+        self,
+        config: ServerConfig,
+        callbacks: Callbacks,
+        errlog: TextIO | None = None,
+        connect: Connect | None = None,
     ) -> None:
         self.config = config
         self._errlog = errlog or sys.stderr
+        self._connect = connect
         self.name = config.name
         self.state = State.STARTING
         self.error: str | None = None
@@ -185,7 +195,9 @@ class Downstream:
                     await self._broken.wait()
                     watch.cancel_scope.cancel()
 
-    def _transport(self) -> AbstractAsyncContextManager[Any]:
+    def _transport(self) -> AbstractAsyncContextManager[TransportStreams]:
+        if self._connect is not None:
+            return self._connect()
         config = self.config
         if config.transport is Transport.STDIO:
             params = StdioServerParameters(

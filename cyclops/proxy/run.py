@@ -11,8 +11,8 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,7 +23,7 @@ from mcp.server.stdio import stdio_server
 from ..core.patterns import Patterns
 from ..core.types import Decision, Label, Mode
 from .config import DownstreamConfig
-from .downstream import Callbacks, Downstream, State
+from .downstream import Callbacks, Connect, Downstream, State
 from .http import HttpOptions, serve_http
 from .server import Tap
 from .sessions import Recorder, Sessions
@@ -47,6 +47,8 @@ class ServeOptions:
     """Told every decision (session id, decision): for the demo's commentary."""
     child_stderr: TextIO | None = None
     """Where the stdio servers' stderr goes (default: cyclops's own stderr)."""
+    connectors: Mapping[str, Connect] = field(default_factory=dict)
+    """Servers reached in-process instead of through their transport (tests, embedding)."""
 
 
 Front = Callable[[Server[Any], Tap], Awaitable[None]]
@@ -113,7 +115,8 @@ def _start_downstreams(
         listed=listed,
     )
     downstreams = [
-        Downstream(config, callbacks, options.child_stderr) for config in options.downstream.servers
+        Downstream(config, callbacks, options.child_stderr, options.connectors.get(config.name))
+        for config in options.downstream.servers
     ]
     tap.attach(downstreams)
     for downstream in downstreams:
