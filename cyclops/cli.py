@@ -73,7 +73,14 @@ def _parser() -> argparse.ArgumentParser:
         "in front of the MCP servers listed in a downstream.toml.",
     )
     srv.add_argument("--downstream", type=Path, required=True, help="downstream.toml")
-    _add_detection_options(srv)
+    srv.add_argument("--patterns", type=Path, help="patterns.toml (default: the bundled one)")
+    srv.add_argument(
+        "--mode",
+        choices=[*Mode, "off"],
+        default=Mode.DETECT.value,
+        help="detect: flag and forward; prevent: deny toxic calls; off: no detection, a plain "
+        "proxy (default: detect)",
+    )
     srv.add_argument(
         "--verdicts",
         default=DEFAULT_VERDICTS,
@@ -193,10 +200,12 @@ def _serve(args: argparse.Namespace) -> int:
             allowed_origins=tuple(args.allow_origin),
             log_level=args.log_level,
         )
+    detection = args.mode != "off"
     options = ServeOptions(
         downstream=downstream,
         patterns=patterns,
-        mode=args.mode,
+        mode=Mode(args.mode) if detection else Mode.DETECT,
+        detection=detection,
         verdicts=args.verdicts,
         record=args.record,
         http=http,

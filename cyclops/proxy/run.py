@@ -47,6 +47,8 @@ class ServeOptions:
     """Told every decision (session id, decision): for the demo's commentary."""
     child_stderr: TextIO | None = None
     """Where the stdio servers' stderr goes (default: cyclops's own stderr)."""
+    detection: bool = True
+    """False: forward everything without asking the core (``--mode off``)."""
     connectors: Mapping[str, Connect] = field(default_factory=dict)
     """Servers reached in-process instead of through their transport (tests, embedding)."""
 
@@ -67,7 +69,7 @@ async def serve(options: ServeOptions, front: Front | None = None) -> None:
                 recorder=recorder,
                 task_group=tg,
             )
-            tap = Tap(sessions, _session_key(options), options.observer)
+            tap = Tap(sessions, _session_key(options), options.observer, options.detection)
             downstreams = _start_downstreams(options, tap, tg)
             await _wait_ready(downstreams, options.startup_timeout)
             await tap.rebuild()

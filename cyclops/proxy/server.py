@@ -65,8 +65,10 @@ class Tap:
         sessions: Sessions,
         session_key: Callable[[Any], str],
         observer: Callable[[str, Decision], None] | None = None,
+        detection: bool = True,
     ) -> None:
         self._observer = observer
+        self._detection = detection
         self.downstreams: dict[str, Downstream] = {}
         self._order: list[Downstream] = []
         self.sessions = sessions
@@ -167,6 +169,8 @@ class Tap:
         forward: dict[str, Any],
     ) -> dict[str, Any]:
         """Decide, then forward (or not), then show the result to the core: one at a time."""
+        if not self._detection:  # --mode off: a plain proxy (for comparison, and debugging)
+            return await self._forward(ctx, self.downstreams[call.server], method, forward)
         async with upstream.lock:
             decision = guard.decide(upstream.core, call)
             _log_decision(upstream.key, decision)
