@@ -134,7 +134,7 @@ class Downstream:
         self.instructions: str | None = None
         self._callbacks = callbacks
         self._session: ClientSession | None = None
-        self._ready = anyio.Event()
+        self._first_outcome = anyio.Event()  # the first start either worked or failed
         self._broken = anyio.Event()
         self.restarts = 0
 
@@ -162,7 +162,7 @@ class Downstream:
         self.state = State.DOWN
         self.error = reason
         self._session = None
-        self._ready = anyio.Event()
+        self._first_outcome.set()
 
     async def _serve_once(self) -> None:
         self.state = State.STARTING
@@ -171,7 +171,9 @@ class Downstream:
             dispatcher = _WatchedDispatcher(read, write)
             session = ClientSession(
                 dispatcher=dispatcher,
-                read_timeout_seconds=self.config.timeout,
+                # The handshake has CONNECT_TIMEOUT (a cold start is slow); each request after it
+                # has the server's own timeout, passed in request().
+                read_timeout_seconds=None,
                 sampling_callback=self._on_sampling,
                 elicitation_callback=self._on_elicitation,
                 list_roots_callback=self._on_list_roots,
@@ -187,7 +189,7 @@ class Downstream:
                 await self.refresh()
                 self.state = State.READY
                 self.error = None
-                self._ready.set()
+                self._first_outcome.set()
                 log.info("%s ready: %d tools", self.name, len(self.listing.tools))
                 await self._callbacks.listed(self)
                 async with anyio.create_task_group() as watch:
@@ -210,10 +212,11 @@ class Downstream:
         client = httpx2.AsyncClient(headers=dict(config.headers), timeout=config.timeout)
         return streamable_http_client(config.url, http_client=client)
 
-    async def wait_ready(self, timeout: float) -> bool:
+    async def settle(self, timeout: float) -> State:
+        """Wait (at most ``timeout`` s) until the first start has worked or failed."""
         with anyio.move_on_after(timeout):
-            await self._ready.wait()
-        return self.state is State.READY
+            await self._first_outcome.wait()
+        return self.state
 
     # -- lists -------------------------------------------------------------------------------
 
@@ -257,7 +260,12 @@ class Downstream:
             raise DownstreamError(self.name, f"is not available ({self.error or self.state.value})")
         request = RawRequest(method=method, params=dict(params) if params is not None else None)
         try:
-            result = await session.send_request(request, RawResult, progress_callback=progress)
+            result = await session.send_request(
+                request,
+                RawResult,
+                request_read_timeout_seconds=self.config.timeout,
+                progress_callback=progress,
+            )
             return result.root
         except ValidationError:
             raise DownstreamError(

@@ -9,12 +9,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import uvicorn
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -28,6 +31,7 @@ __all__ = ["HttpOptions", "build_app", "is_loopback", "new_token", "serve_http"]
 
 PATH = "/mcp"
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
+SHUTDOWN_GRACE_SECONDS = 2
 
 
 @dataclass(frozen=True)
@@ -83,10 +87,12 @@ def _security(options: HttpOptions) -> TransportSecuritySettings:
     hosts = [f"{options.host}:{options.port}", *options.allowed_hosts]
     if is_loopback(options.host):
         hosts += [f"127.0.0.1:{options.port}", f"localhost:{options.port}", f"[::1]:{options.port}"]
+    # A page served by this very address is same-origin; any other browser origin must be allowed.
+    same_origin = [f"http://{host}" for host in hosts]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=hosts,
-        allowed_origins=list(options.allowed_origins),
+        allowed_origins=[*same_origin, *options.allowed_origins],
     )
 
 
@@ -105,10 +111,37 @@ def build_app(
     return app, manager
 
 
-async def serve_http(server: Server[Any], options: HttpOptions) -> None:
-    """Serve until uvicorn stops (it handles SIGINT/SIGTERM itself)."""
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its own signal handling: cyclops stops it through ``should_exit``.
+
+    uvicorn re-raises a captured SIGTERM once it has shut down, which would kill the process
+    before the verdicts are flushed and turn a clean stop into exit status -15.
+    """
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def serve_http(server: Server[Any], options: HttpOptions, stop: anyio.Event) -> None:
+    """Serve until ``stop`` is set, then shut down gracefully (open streams are closed)."""
     app, _ = build_app(server, options)
     config = uvicorn.Config(
-        app, host=options.host, port=options.port, log_level=options.log_level, access_log=False
+        app,
+        host=options.host,
+        port=options.port,
+        log_level=options.log_level,
+        access_log=False,
+        # A host's open GET stream never ends by itself; after this grace it is cancelled.
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
     )
-    await uvicorn.Server(config).serve()
+    front = _Uvicorn(config)
+
+    async def stop_when_asked() -> None:
+        await stop.wait()
+        front.should_exit = True
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stop_when_asked)
+        await front.serve()
+        tg.cancel_scope.cancel()

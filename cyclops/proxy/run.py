@@ -24,6 +24,7 @@ from ..core.patterns import Patterns
 from ..core.types import Decision, Label, Mode
 from .config import DownstreamConfig
 from .downstream import Callbacks, Connect, Downstream, State
+from .hoststdin import host_stdin
 from .http import HttpOptions, serve_http
 from .server import Tap
 from .sessions import Recorder, Sessions
@@ -78,10 +79,12 @@ async def serve(options: ServeOptions, front: Front | None = None) -> None:
             if front is not None:
                 await front(server, tap)
             elif options.http is not None:
-                await serve_http(server, options.http)
+                stop = anyio.Event()
+                tg.start_soon(_stop_on_signals, stop.set)
+                await serve_http(server, options.http, stop)
             else:
-                tg.start_soon(_stop_on_signals, tg.cancel_scope)
-                async with stdio_server() as (read, write):
+                tg.start_soon(_stop_on_signals, tg.cancel_scope.cancel)
+                async with stdio_server(stdin=host_stdin()) as (read, write):
                     await server.run(read, write, server.create_initialization_options())
             tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
@@ -127,11 +130,11 @@ def _start_downstreams(
 
 
 async def _wait_ready(downstreams: list[Downstream], timeout: float) -> None:
-    """Give every downstream up to ``timeout`` seconds together; the slow ones join later."""
-    with anyio.move_on_after(timeout):
-        async with anyio.create_task_group() as tg:
-            for downstream in downstreams:
-                tg.start_soon(downstream.wait_ready, timeout)
+    """Give every downstream up to ``timeout`` seconds together to start or fail; the slow and
+    the failed ones join later (restarted with back-off)."""
+    async with anyio.create_task_group() as tg:
+        for downstream in downstreams:
+            tg.start_soon(downstream.settle, timeout)
     for downstream in downstreams:
         if downstream.state is not State.READY:
             log.warning(
@@ -172,9 +175,9 @@ def _declared_sinks(patterns: Patterns, role_name: str) -> set[str]:
     }
 
 
-async def _stop_on_signals(scope: anyio.CancelScope) -> None:
+async def _stop_on_signals(stop: Callable[[], object]) -> None:
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async for _ in signals:
             log.info("stopping")
-            scope.cancel()
+            stop()
             return

@@ -47,7 +47,10 @@ env = { KEY = "${API_KEY}", PLAIN = "x" }
         ('[[server]]\nname = "a"\ncommand = "x"\nenv = { K = "${MISSING}" }', "server[0].env.K"),
         ('[[server]]\nname = "a"\ncommand = "x"\nroles = ["nope"]', "server[0].roles"),
         ('[[server]]\nname = "a"\ncommand = "x"\ntimeout = 0', "server[0].timeout"),
-        ('[[server]]\nname = "a"\ncommand = "x"\n[[server]]\nname = "a"\ncommand = "y"', "server[1].name"),
+        (
+            '[[server]]\nname = "a"\ncommand = "x"\n[[server]]\nname = "a"\ncommand = "y"',
+            "server[1].name",
+        ),
         ("[server]\nname = 1", "server"),
     ],
 )
