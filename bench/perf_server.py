@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-
 import pydoc_data.topics
+
 from mcp.server.mcpserver import MCPServer
 
 PROSE = "\n".join(pydoc_data.topics.topics.values())

@@ -86,10 +86,12 @@ async def _http(command: list[str], port: int) -> AsyncIterator[ClientSession]:
                 except OSError:
                     await anyio.sleep(0.05)
         client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
-        async with streamable_http_client(url, http_client=client) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield session
+        async with (
+            streamable_http_client(url, http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
     finally:
         process.terminate()
         await process.wait()
@@ -132,15 +134,16 @@ async def run(calls: int) -> dict[str, dict[str, float]]:
                 "median_ms": statistics.median(costs) * 1e3,
                 "p99_ms": _p(costs, 0.99) * 1e3,
             }
-            print(
-                f"{name:<24} median {rows[name]['median_ms']:6.2f} ms   p99 {rows[name]['p99_ms']:6.2f} ms"
-            )
+            row = rows[name]
+            print(f"{name:<24} median {row['median_ms']:6.2f} ms   p99 {row['p99_ms']:6.2f} ms")
     for front in ("stdio", "http"):
         off = rows[f"{front} cyclops off"]["median_ms"]
         on = rows[f"{front} cyclops prevent"]["median_ms"]
         hop = off - rows[f"{front} direct"]["median_ms"]
+        share = 100 * (on - off) / off
         print(
-            f"{front}: proxy hop {hop:.2f} ms; detection adds {on - off:.2f} ms = {100 * (on - off) / off:.0f}% over the detection-off proxy"
+            f"{front}: proxy hop {hop:.2f} ms; detection adds {on - off:.2f} ms = {share:.0f}% "
+            "over the detection-off proxy"
         )
     return rows
 
@@ -150,9 +153,8 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
-    print(
-        f"cyclops proxy benchmark — Python {platform.python_version()}, {args.calls} calls per variant"
-    )
+    version = platform.python_version()
+    print(f"cyclops proxy benchmark — Python {version}, {args.calls} calls per variant")
     rows = anyio.run(run, args.calls)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))

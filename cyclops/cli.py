@@ -12,14 +12,16 @@ from pathlib import Path
 
 import anyio
 
-from . import __version__
+from . import __version__, audit_cli
 from .config import load_patterns, read_text
 from .core.tomlreader import ConfigError
 from .core.types import Mode
 from .core.verdict import Verdict
 from .demo import DEFAULT_FILESYSTEM_SERVER, run_demo
+from .proxy.approval import DEFAULT_ASK_TIMEOUT
 from .proxy.config import load_downstream
 from .proxy.http import HttpOptions, is_loopback, new_token
+from .proxy.pinning import PinError, PinStore, default_pins_dir
 from .proxy.run import ServeOptions, serve
 from .replay import replay, verdict_path
 from .trace import TraceError, parse_trace
@@ -65,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--example", choices=EXAMPLES, help="replay a trace bundled with cyclops")
     _add_detection_options(rep)
     rep.add_argument("--out", type=Path, help="directory for <session>.session.json verdicts")
+    audit_cli.add_decision_log_option(rep)
 
     srv = commands.add_parser(
         "serve",
@@ -87,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
         help="session.json path; {session} becomes the session id (default: %(default)s)",
     )
     srv.add_argument("--record", type=Path, help="also write every call and result to this trace")
+    audit_cli.add_decision_log_option(srv)
+    audit_cli.add_export_option(srv)
     srv.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
     srv.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: %(default)s)")
     srv.add_argument("--port", type=int, default=8787, help="HTTP port (default: %(default)s)")
@@ -101,6 +106,31 @@ def _parser() -> argparse.ArgumentParser:
     srv.add_argument(
         "--allow-origin", action="append", default=[], help="a browser Origin to accept"
     )
+    _add_pins_dir(srv)
+    srv.add_argument(
+        "--no-pins", action="store_true", help="do not pin tools (no quarantine of changed tools)"
+    )
+    srv.add_argument(
+        "--ask-timeout",
+        type=float,
+        default=DEFAULT_ASK_TIMEOUT,
+        help="seconds an 'ask' waits for the user's answer before denying (default: %(default)s)",
+    )
+
+    pins = commands.add_parser(
+        "pins",
+        help="review and approve tool pins",
+        description="Tools are pinned on first sight; a tool that changes is quarantined until "
+        "approved here.",
+    )
+    pin_commands = pins.add_subparsers(dest="pins_command", required=True, metavar="ACTION")
+    _add_pins_dir(pin_commands.add_parser("list", help="every pinned server, and pending changes"))
+    approve = pin_commands.add_parser("approve", help="accept the changed definition of tools")
+    approve.add_argument("server", help="the downstream server's name")
+    approve.add_argument("tools", nargs="*", help="tools to approve (default: every pending one)")
+    _add_pins_dir(approve)
+
+    audit_cli.add_commands(commands)
 
     demo = commands.add_parser(
         "demo",
@@ -123,6 +153,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--workdir", type=Path, help="where to put the workspace and verdicts")
     return parser
+
+
+def _add_pins_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pins-dir",
+        type=Path,
+        default=default_pins_dir(),
+        help="where tool pins are kept, one JSON file per server (default: %(default)s)",
+    )
 
 
 def _add_detection_options(parser: argparse.ArgumentParser) -> None:
@@ -151,7 +190,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             run_demo(args.mode, args.filesystem_server, args.workdir)
             return EXIT_OK
-    except ConfigError as exc:
+        if args.command == "pins":
+            return _pins(args)
+        if args.command in audit_cli.COMMANDS:
+            return audit_cli.run(args)
+    except (ConfigError, PinError, *audit_cli.ERRORS) as exc:
         print(f"cyclops: {exc}", file=sys.stderr)
         return EXIT_USAGE
     raise AssertionError(f"unhandled command {args.command}")  # argparse guarantees a command
@@ -170,7 +213,10 @@ def _replay(args: argparse.Namespace) -> int:
     except TraceError as exc:
         print(f"cyclops: {source}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    verdicts = replay(records, patterns, args.mode, _print_line, args.out)
+    with audit_cli.replay_log(args.decision_log, patterns.sha256) as decision_log:
+        verdicts = replay(
+            records, patterns, args.mode, _print_line, args.out, decision_log=decision_log
+        )
     for verdict in verdicts.values():
         _summarise(verdict, verdict_path(args.out, verdict.session) if args.out else None)
     return EXIT_OK
@@ -209,8 +255,26 @@ def _serve(args: argparse.Namespace) -> int:
         verdicts=args.verdicts,
         record=args.record,
         http=http,
+        pins_dir=None if args.no_pins else args.pins_dir,
+        ask_timeout=args.ask_timeout,
+        decision_log=args.decision_log,
+        exports=audit_cli.exports(args),
     )
     anyio.run(serve, options)
+    return EXIT_OK
+
+
+def _pins(args: argparse.Namespace) -> int:
+    store = PinStore(args.pins_dir)
+    if args.pins_command == "approve":
+        approved = store.approve(args.server, args.tools)
+        print(f"approved {args.server}: {', '.join(approved) or 'nothing pending'}")
+        return EXIT_OK
+    for pins in store.servers():
+        pending = f", {len(pins.pending)} changed and quarantined" if pins.pending else ""
+        print(f"{pins.server}: {len(pins.pins)} tools pinned{pending}  ({store.path(pins.server)})")
+        for name in sorted(pins.pending):
+            print(f"  changed: {name}  (cyclops pins approve {pins.server} {name})")
     return EXIT_OK
 
 

@@ -7,7 +7,7 @@ import logging
 from .core.session import Session
 from .core.types import JSON, Decision, ToolCall
 
-__all__ = ["decide", "observe"]
+__all__ = ["answer", "decide", "observe"]
 
 log = logging.getLogger("cyclops")
 
@@ -19,6 +19,15 @@ def decide(session: Session, call: ToolCall) -> Decision:
     except Exception as exc:  # noqa: BLE001 - the outermost boundary of detection: fail closed
         _log_internal_error("deciding", call.server, call.tool, exc)
         return session.fail_closed(call)
+
+
+def answer(session: Session, asked: Decision, approved: bool, *, answered: bool = True) -> Decision:
+    """``session.answer``: the final decision of an asked call; if it raises, fail closed."""
+    try:
+        return session.answer(asked.index, approved, answered=answered)
+    except Exception as exc:  # noqa: BLE001 - the outermost boundary of detection: fail closed
+        _log_internal_error("answering", asked.call.server, asked.call.tool, exc)
+        return session.fail_closed(asked.call, asked.index)
 
 
 def observe(session: Session, index: int, result: JSON) -> None:

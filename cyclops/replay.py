@@ -9,9 +9,10 @@ from pathlib import Path
 
 from .core.patterns import Patterns
 from .core.session import Session
-from .core.types import Decision, Mode, ToolCall
+from .core.types import Action, Decision, Mode, ToolCall
 from .core.verdict import Verdict
-from .guard import decide, observe
+from .guard import answer, decide, observe
+from .report.decision_log import DecisionLog
 from .report.session_json import VerdictWriter
 from .trace import TraceRecord
 
@@ -33,6 +34,7 @@ def decision_line(session: str, decision: Decision) -> str:
             "tool": decision.call.tool,
             "decision": decision.action.value,
             "flows": [f.flow_class.value for f in decision.flows],
+            "controls": [f"{c.kind.value}:{c.rule}" for c in decision.controls],
             "leaked_bytes": decision.leaked_bytes,
         },
         ensure_ascii=False,
@@ -45,8 +47,11 @@ def replay(
     mode: Mode,
     emit: Callable[[str], None],
     out_dir: Path | None = None,
+    *,
+    decision_log: DecisionLog | None = None,
 ) -> dict[str, Verdict]:
-    """Feed every record through its session's core; returns each session's verdict."""
+    """Feed every record through its session's core (each decision appended to
+    ``decision_log``, if given); returns each session's verdict."""
     sessions: dict[str, Session] = {}
     writers: dict[str, VerdictWriter] = {}
     for record in records:
@@ -55,10 +60,28 @@ def replay(
             session = sessions[record.session] = Session(patterns, mode, record.session)
             if out_dir is not None:
                 writers[record.session] = VerdictWriter(verdict_path(out_dir, record.session))
-        decision = decide(session, ToolCall(record.server, record.tool, record.arguments))
+        decision = _decide(session, record)
+        if decision_log is not None:
+            decision_log.record(record.session, decision)
         emit(decision_line(record.session, decision))
         if decision.forwards and record.result is not None:
             observe(session, decision.index, record.result)
         if record.session in writers:
             writers[record.session].write(session.verdict())
     return {name: session.verdict() for name, session in sessions.items()}
+
+
+def _decide(session: Session, record: TraceRecord) -> Decision:
+    """Decide a recorded call in the circumstances the proxy recorded with it."""
+    call = ToolCall(record.server, record.tool, record.arguments, at=record.at)
+    if record.roles:
+        session.declare_roles(record.server, record.roles)
+    if record.quarantined:
+        session.controller.quarantine(call.capability)
+    else:
+        session.controller.release(call.capability)
+    decision = decide(session, call)
+    if decision.action is Action.ASK:
+        approved = record.approved if record.approved is not None else record.result is not None
+        decision = answer(session, decision, approved)
+    return decision

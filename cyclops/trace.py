@@ -2,7 +2,12 @@
 
     {"session": str (optional, default "default"), "server": str, "tool": str,
      "arguments": object, "result": str | {"content": [...], "structuredContent": ...,
-     "isError": bool} (optional: a call that did not run has none)}
+     "isError": bool} (optional: a call that did not run has none),
+     "at": number (optional: seconds since the epoch, for rate limits),
+     "roles": [str] (optional: the server's roles in effect, declared or learned),
+     "approved": bool (optional: the user's answer when the call was asked about; without it an
+                       asked call that has a result counts as approved),
+     "quarantined": bool (optional: the tool was quarantined, changed since it was pinned)}
 
 A trace is validated whole before anything runs, so a bad line is reported with its number and
 nothing is half-done. Error messages never quote the line: it may hold secrets.
@@ -17,10 +22,22 @@ from typing import Any
 
 from .core.types import JSON
 
-__all__ = ["DEFAULT_SESSION", "TraceError", "TraceRecord", "parse_trace", "trace_line"]
+__all__ = [
+    "DEFAULT_SESSION",
+    "CallContext",
+    "TraceError",
+    "TraceRecord",
+    "parse_trace",
+    "trace_line",
+]
 
 DEFAULT_SESSION = "default"
-_KEYS = {"session", "server", "tool", "arguments", "result"}
+_KEYS = {"session", "server", "tool", "arguments", "result"} | {
+    "at",
+    "roles",
+    "approved",
+    "quarantined",
+}
 _NO_RESULT: Any = None
 
 
@@ -40,6 +57,20 @@ class TraceRecord:
     arguments: Mapping[str, JSON]
     result: JSON = _NO_RESULT
     """None when the call did not run (or its result was not recorded)."""
+    at: float | None = None
+    roles: tuple[str, ...] | None = None
+    approved: bool | None = None
+    quarantined: bool = False
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What the proxy knew about a call besides its arguments, recorded so a replay agrees."""
+
+    at: float | None = None
+    roles: tuple[str, ...] = ()
+    approved: bool | None = None
+    quarantined: bool = False
 
 
 def parse_trace(lines: Iterable[str]) -> list[TraceRecord]:
@@ -79,11 +110,39 @@ def _record(number: int, data: object) -> TraceRecord:
         raise TraceError(number, "'result' must be a string or an object")
     if isinstance(result, dict) and not isinstance(result.get("content", []), list):
         raise TraceError(number, "'result.content' must be a list of content blocks")
-    return TraceRecord(number, session, data["server"], data["tool"], arguments, result)
+    at = data.get("at")
+    if at is not None and (isinstance(at, bool) or not isinstance(at, int | float)):
+        raise TraceError(number, "'at' must be a number (seconds since the epoch)")
+    roles = data.get("roles")
+    if roles is not None and not (
+        isinstance(roles, list) and all(isinstance(r, str) and r for r in roles)
+    ):
+        raise TraceError(number, "'roles' must be a list of role names")
+    for key in ("approved", "quarantined"):
+        if data.get(key) is not None and not isinstance(data[key], bool):
+            raise TraceError(number, f"{key!r} must be true or false")
+    return TraceRecord(
+        number,
+        session,
+        data["server"],
+        data["tool"],
+        arguments,
+        result,
+        float(at) if at is not None else None,
+        tuple(roles) if roles is not None else None,
+        data.get("approved"),
+        bool(data.get("quarantined", False)),
+    )
 
 
 def trace_line(
-    session: str, server: str, tool: str, arguments: Mapping[str, JSON], result: JSON
+    session: str,
+    server: str,
+    tool: str,
+    arguments: Mapping[str, JSON],
+    result: JSON,
+    *,
+    context: CallContext | None = None,
 ) -> str:
     """One line of a trace (for ``--record``)."""
     record: dict[str, JSON] = {
@@ -94,4 +153,13 @@ def trace_line(
     }
     if result is not None:
         record["result"] = result
+    context = context or CallContext()
+    if context.at is not None:
+        record["at"] = context.at
+    if context.roles:
+        record["roles"] = list(context.roles)
+    if context.approved is not None:
+        record["approved"] = context.approved
+    if context.quarantined:
+        record["quarantined"] = True
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))

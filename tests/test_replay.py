@@ -90,6 +90,7 @@ def test_replay_prints_one_decision_per_call_in_order(
         "tool",
         "decision",
         "flows",
+        "controls",
         "leaked_bytes",
     }
 

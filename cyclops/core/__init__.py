@@ -11,6 +11,8 @@ from .types import (
     Action,
     Capability,
     ChainLink,
+    ControlFinding,
+    ControlKind,
     Decision,
     Evidence,
     EvidenceKind,
@@ -24,13 +26,16 @@ from .types import (
     ToolCall,
     ToolResult,
 )
-from .verdict import Eviction, Metrics, Verdict
+from .verdict import ControlEvent, Eviction, Metrics, Verdict
 
 __all__ = [
     "Action",
     "Capability",
     "ChainLink",
     "ConfigError",
+    "ControlEvent",
+    "ControlFinding",
+    "ControlKind",
     "Decision",
     "Eviction",
     "Evidence",

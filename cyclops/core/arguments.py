@@ -25,31 +25,36 @@ class ArgLeaf:
     key: str
     """The name of the nearest key above the value (what key globs are matched against)."""
     value: str
+    location: tuple[str | int, ...] = ()
+    """The keys and indices that reach the value (to replace it, when redacting)."""
 
 
 def leaves(arguments: Mapping[str, JSON] | None) -> list[ArgLeaf]:
     """Every string (and number) inside ``arguments``, at any depth, with its path."""
     if not arguments:
         return []
-    return list(_walk(arguments, "", "", 0))
+    return list(_walk(arguments, "", "", (), 0))
 
 
-def _walk(value: JSON, path: str, key: str, depth: int) -> Iterator[ArgLeaf]:
+def _walk(
+    value: JSON, path: str, key: str, location: tuple[str | int, ...], depth: int
+) -> Iterator[ArgLeaf]:
     if depth > _MAX_DEPTH:
         return
     if isinstance(value, str):
-        yield ArgLeaf(path, key, value)
+        yield ArgLeaf(path, key, value, location)
     elif isinstance(value, bool) or value is None:
         return
     elif isinstance(value, int | float):
-        yield ArgLeaf(path, key, str(value))
+        yield ArgLeaf(path, key, str(value), location)
     elif isinstance(value, Mapping):
         for raw_name, item in value.items():
             name = str(raw_name)
-            yield from _walk(item, f"{path}.{name}" if path else name, name, depth + 1)
+            where = f"{path}.{name}" if path else name
+            yield from _walk(item, where, name, (*location, raw_name), depth + 1)
     elif isinstance(value, Sequence):
         for i, item in enumerate(value):
-            yield from _walk(item, f"{path}[{i}]", key, depth + 1)
+            yield from _walk(item, f"{path}[{i}]", key, (*location, i), depth + 1)
 
 
 def hosts_in(value: str, *, bare: bool) -> Iterator[str]:

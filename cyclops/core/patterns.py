@@ -7,6 +7,7 @@ naming the file, the key, the value and the fix.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import tomllib
 from collections.abc import Mapping
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .checks import CHECKS, Check
+from .controls_config import Controls, parse_controls
 from .regex import Glob, GlobSet, PathGlob, PathGlobSet, RegexError, SafeRegex
 from .tomlreader import ConfigError, TableReader
 from .types import Action, FlowClass, Label
@@ -34,7 +36,7 @@ __all__ = [
 
 SUPPORTED_VERSION = 1
 _LABELS = [label.value for label in Label]
-_FLOW_ACTIONS = [Action.ALLOW, Action.FLAG, Action.DENY]
+_FLOW_ACTIONS = list(Action)
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ class Patterns:
     leak: LeakSettings
     flows: Mapping[FlowClass, FlowPolicy] = field(default_factory=dict)
     limits: Limits = Limits()
+    controls: Controls = field(default_factory=Controls)
 
     def role(self, name: str) -> Role | None:
         return next((role for role in self.roles if role.name == name), None)
@@ -164,8 +167,20 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         flows=_flows(top.table("flows", {})),
         limits=_limits(top.table("limits", {})),
     )
+    controls = top.table("controls", {})
+    patterns = dataclasses.replace(patterns, controls=parse_controls(controls))
+    _check_secret_actions(controls, patterns)
     top.finish()
     return patterns
+
+
+def _check_secret_actions(controls: TableReader, patterns: Patterns) -> None:
+    known = {rule.id for rule in patterns.secrets}
+    for rule_id in patterns.controls.secret_actions:
+        if rule_id not in known:
+            controls.table("secret_actions").fail(
+                rule_id, rule_id, "no secret rule has this id", "use an id from [[secrets]]"
+            )
 
 
 # -- small converters ---------------------------------------------------------------------------

@@ -64,6 +64,11 @@ class SafeRegex:
             if start >= 0 and end > start:
                 yield start, end
 
+    def texts(self, text: str) -> Iterator[str]:
+        """The text of every (non-overlapping) whole match."""
+        for match in self._compiled.finditer(text):
+            yield match.group()
+
     def search(self, text: str) -> bool:
         return self._compiled.search(text) is not None
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from .patterns import HighValueRule, SecretRule
+from .regex import SafeRegex
 from .text import entropy
 
-__all__ = ["HighValue", "SecretFinding", "SecretScanner", "high_values"]
+__all__ = ["HighValue", "KeywordFinder", "SecretFinding", "SecretScanner", "high_values"]
 
 # RE2 is linear, but a 50 MB argument is still 50 MB: rules look at a bounded prefix.
 MAX_SCAN_CHARS = 4 * 1024 * 1024
@@ -20,6 +21,8 @@ class SecretFinding:
     rule_id: str
     start: int
     end: int
+    secret: str = field(default="", repr=False, compare=False)
+    """The matched text, kept only to redact it; never reported, never in a repr."""
 
 
 @dataclass(frozen=True)
@@ -32,14 +35,15 @@ class HighValue:
 class SecretScanner:
     def __init__(self, rules: Sequence[SecretRule]) -> None:
         self._rules = tuple(rules)
+        self._keywords = KeywordFinder(k for rule in self._rules for k in rule.keywords)
 
     def scan(self, text: str) -> list[SecretFinding]:
         """Every secret-rule finding in ``text``, in rule order."""
         text = text[:MAX_SCAN_CHARS]
-        lowered = text.lower()
+        present = self._keywords.present(text.lower())
         findings: list[SecretFinding] = []
         for rule in self._rules:
-            if rule.keywords and not any(k in lowered for k in rule.keywords):
+            if rule.keywords and present.isdisjoint(rule.keywords):
                 continue
             findings.extend(self._matches(rule, text))
         return findings
@@ -51,10 +55,45 @@ class SecretScanner:
                 continue
             if rule.check is not None and not rule.check(secret):
                 continue
-            yield SecretFinding(rule.id, start, end)
+            yield SecretFinding(rule.id, start, end, secret)
 
     def rule_ids(self, text: str) -> tuple[str, ...]:
         return tuple(dict.fromkeys(f.rule_id for f in self.scan(text)))
+
+
+class KeywordFinder:
+    """Which of many keywords a text contains, in one pass of one RE2 alternation.
+
+    RE2 reports non-overlapping matches, longest keyword first at each position. A keyword that
+    starts inside a match is either inside the matched keyword (implied by it) or straddles its
+    end (looked for directly); so no keyword present is missed.
+    """
+
+    def __init__(self, keywords: Iterable[str]) -> None:
+        words = sorted(set(keywords), key=lambda k: (-len(k), k))
+        self._regex = SafeRegex("|".join(re.escape(w) for w in words)) if words else None
+        self._inside = {w: frozenset(o for o in words if o != w and o in w) for w in words}
+        self._straddling = {w: frozenset(o for o in words if _straddles(w, o)) for w in words}
+
+    def present(self, lowered: str) -> frozenset[str]:
+        if self._regex is None:
+            return frozenset()
+        found: set[str] = set()
+        maybe: set[str] = set()
+        for word in self._regex.texts(lowered):
+            if word not in found:
+                found.add(word)
+                found |= self._inside[word]
+                maybe |= self._straddling[word]
+        found |= {word for word in maybe - found if word in lowered}
+        return frozenset(found)
+
+
+def _straddles(first: str, other: str) -> bool:
+    """Whether ``other`` can start inside ``first`` and end after it."""
+    return any(
+        other.startswith(first[i:]) and len(other) > len(first) - i for i in range(1, len(first))
+    )
 
 
 _THREE_DIGITS = re.compile(r"[0-9]{3}")

@@ -10,29 +10,38 @@ Rules of the session:
    sink or a private read: nothing else can make a flow); its own result joins the index only
    once observed, so a call never links to itself.
 4. Bytes count as leaked only for calls that were forwarded; a denied call's bytes are blocked.
-5. In detect mode every action other than allow becomes flag.
-6. If deciding fails, :meth:`Session.fail_closed` gives the decision: deny in prevent mode,
+5. The action is the strictest that a flow or a per-call control asks for; in detect mode every
+   action other than allow becomes flag.
+6. An ``ask`` decision waits for :meth:`Session.answer` (the user's yes or no, or none): the call
+   is accounted for only then. Nothing else is decided in the session meanwhile.
+7. If deciding fails, :meth:`Session.fail_closed` gives the decision: deny in prevent mode,
    flag in detect mode (the caller catches the error, in one outermost place).
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from .arguments import ArgLeaf, leaves, registrable_domain
+from .arguments import leaves
 from .chokepoint import Route, choke_point
+from .controls import CallView, Controller
+from .destinations import destination_name
 from .fingerprints import Hit, HitKind
 from .flows import CallFacts, Finding, excessive_agency, exfiltration, secret_egress, self_contained
 from .leak import NO_LEAK, Leak, LeakLedger, Source
 from .patterns import Patterns
 from .provenance import ArgumentMatch, CallShape, Provenance
+from .redact import Target, carries, changed_paths, redact_arguments, secret_targets
 from .results import to_tool_result
-from .taint import ArgumentLabels, Labeller
+from .taint import Labeller
 from .types import (
     JSON,
     Action,
     Capability,
+    ControlFinding,
+    ControlKind,
     Decision,
     Flow,
     FlowClass,
@@ -42,11 +51,26 @@ from .types import (
     ToolCall,
     ToolResult,
 )
-from .verdict import Eviction, Metrics, Verdict
+from .verdict import ControlEvent, Eviction, Metrics, Verdict
 
-__all__ = ["Session"]
+__all__ = ["MAX_CONTROL_EVENTS", "Session"]
 
-_ACTION_ORDER = [Action.ALLOW, Action.FLAG, Action.REDACT, Action.ASK, Action.DENY]
+MAX_CONTROL_EVENTS = 1000
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """A call decided up to its action (kept while the user is asked)."""
+
+    index: int
+    view: CallView
+    findings: tuple[Finding, ...]
+    controls: tuple[ControlFinding, ...]
+    hits: tuple[Hit, ...]
+    sources: Mapping[int, Source]
+    leak: Leak
+    wanted: Action
+    """The strictest action the findings ask for, before the mode softens it."""
 
 
 class Session:
@@ -61,6 +85,7 @@ class Session:
         self.mode = mode
         self.id = session_id
         self._labeller = Labeller(patterns, declared_roles)
+        self._controller = Controller(patterns.controls, self._labeller)
         self._prov = Provenance(patterns)
         self._ledger = LeakLedger(patterns.leak)
         self._routes: dict[Route, None] = {}
@@ -69,10 +94,14 @@ class Session:
         self._pending: dict[int, frozenset[Label]] = {}
         self._next = 0
         self._deciding: int | None = None
+        self._asking: dict[int, _Draft] = {}
+        self._asked = 0
         self._actions: Counter[Action] = Counter()
         self._errors = 0
         self._by_label: Counter[Label] = Counter()
         self._by_class: Counter[FlowClass] = Counter()
+        self._by_control: Counter[ControlKind] = Counter()
+        self._control_events: deque[ControlEvent] = deque(maxlen=MAX_CONTROL_EVENTS)
         self._secrets_leaked: Counter[str] = Counter()
         self._blocked = 0
 
@@ -84,11 +113,23 @@ class Session:
     def provenance(self) -> Provenance:
         return self._prov
 
+    @property
+    def controller(self) -> Controller:
+        """Quarantine of changed tools and the breaker's reset go through here."""
+        return self._controller
+
     # -- the two events -------------------------------------------------------------------------
 
     def declare_tools(self, server: str, tools: Iterable[str]) -> None:
         """The tools a server offers (from its tool list): their names may reveal its role."""
         self._labeller.learn_tools(server, tools)
+
+    def declare_roles(self, server: str, roles: Iterable[str]) -> None:
+        self._labeller.declare_roles(server, roles)
+
+    def roles_of(self, server: str) -> tuple[str, ...]:
+        """The names of the roles ``server`` has now (declared, matched or learned)."""
+        return tuple(role.name for role in self._labeller.roles_of(server))
 
     def decide(self, call: ToolCall) -> Decision:
         index = self._next
@@ -112,21 +153,68 @@ class Session:
         # make a flow; other calls are not worth the lookups.
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
         matches = self._prov.match_arguments(index, args, shape) if consequential else []
-        destination = _destination(call.capability, args, arg_labels, matches)
+        destination = destination_name(call.capability, args, arg_labels, matches)
         facts = CallFacts(index, call.capability, labels, matches, destination)
-        hits = (
-            self._prov.private_hits(h for m in matches for h in m.sensitive_hits)
-            if Label.EGRESS in labels
-            else []
-        )
+        hits = _private_hits(self._prov, matches) if egress else []
         sources = self._sources(hits)
         leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK
         findings = self._findings(facts, _significant(hits, leak, sources), leak.completed_bytes)
-        action, reasons = self._action(findings)
-        flows = self._record_flows(findings, action, index, destination)
-        decision = Decision(index, call, action, labels, flows, reasons, leak.completed_bytes)
-        self._account(decision, destination, hits, sources, leak)
+        view = CallView(call, args, labels, matches, destination)
+        controls = tuple(self._controller.check(view))
+        wanted = max(
+            [*(self.patterns.flows[f.flow_class].action for f in findings)]
+            + [c.action for c in controls],
+            key=lambda a: a.strictness,
+            default=Action.ALLOW,
+        )
+        draft = _Draft(index, view, tuple(findings), controls, tuple(hits), sources, leak, wanted)
         self._deciding = None
+        if wanted is Action.ASK and self.mode is Mode.PREVENT:
+            self._asking[index] = draft
+            self._asked += 1
+            flows = self._flows_of(draft, Action.ASK, record=False)
+            reasons = _reasons(findings, controls)
+            return Decision(index, call, Action.ASK, labels, flows, reasons, 0, controls)
+        action = wanted if self.mode is Mode.PREVENT else min(wanted, Action.FLAG, key=_rank)
+        reasons = _reasons(findings, controls)
+        if action is not wanted:
+            reasons += (Reason.MODE_DETECT,)
+        return self._finish(draft, action, reasons)
+
+    def answer(self, index: int, approved: bool, *, answered: bool = True) -> Decision:
+        """The user's answer to an ``ask`` decision: the call's final decision.
+
+        ``answered=False``: the host could not ask, or no answer came in time (denied).
+        """
+        draft = self._asking.pop(index)
+        reasons = _reasons(draft.findings, draft.controls)
+        if approved:
+            # The yes covers what asked; a redaction another rule wants still happens.
+            rest = [c.action for c in draft.controls if c.action is not Action.ASK] + [
+                self.patterns.flows[f.flow_class].action
+                for f in draft.findings
+                if self.patterns.flows[f.flow_class].action is not Action.ASK
+            ]
+            action = max([Action.FLAG, *rest], key=_rank)
+            return self._finish(draft, action, (*reasons, Reason.USER_APPROVED))
+        reason = Reason.USER_REFUSED if answered else Reason.NO_ANSWER
+        return self._finish(draft, Action.DENY, (*reasons, reason))
+
+    def _finish(self, draft: _Draft, action: Action, reasons: tuple[Reason, ...]) -> Decision:
+        view = draft.view
+        redacted = None
+        if action is Action.REDACT:
+            redacted = self._redacted(draft)
+            if redacted is None:  # nothing could be taken out: what was to go must not
+                action = Action.DENY
+        flows = self._flows_of(draft, action, record=True)
+        leaked = draft.leak.completed_bytes if action is not Action.REDACT else 0
+        decision = Decision(
+            draft.index, view.call, action, view.labels, flows, reasons, leaked, draft.controls,
+            redacted,
+        )  # fmt: skip
+        self._account(decision, draft)
+        self._controller.settle(view, draft.wanted, forwarded=decision.forwards)
         return decision
 
     def observe(self, index: int, result: ToolResult) -> None:
@@ -144,12 +232,15 @@ class Session:
         """:meth:`observe` for a result as MCP JSON (or a plain string)."""
         self.observe(index, to_tool_result(result, self._labeller.is_opaque_key))
 
-    def fail_closed(self, call: ToolCall) -> Decision:
-        """The decision for a call whose deciding raised: deny (prevent) or flag (detect)."""
-        index = self._deciding if self._deciding is not None else self._next
+    def fail_closed(self, call: ToolCall, index: int | None = None) -> Decision:
+        """The decision for a call whose deciding (or answering: give its ``index``) raised:
+        deny (prevent) or flag (detect)."""
+        if index is None:
+            index = self._deciding if self._deciding is not None else self._next
         self._next = max(self._next, index + 1)
         self._deciding = None
         self._pending.pop(index, None)
+        self._asking.pop(index, None)
         action = Action.DENY if self.mode is Mode.PREVENT else Action.FLAG
         decision = Decision(index, call, action, frozenset(), (), (Reason.INTERNAL_ERROR,))
         self._actions[action] += 1
@@ -180,61 +271,88 @@ class Session:
                 found.append(route)
         return [f for f in found if f and policies[f.flow_class].action is not Action.ALLOW]
 
-    def _action(self, findings: Sequence[Finding]) -> tuple[Action, tuple[Reason, ...]]:
-        if not findings:
-            return Action.ALLOW, ()
-        wanted = max(
-            (self.patterns.flows[f.flow_class].action for f in findings), key=_ACTION_ORDER.index
-        )
-        if self.mode is Mode.DETECT and wanted is not Action.FLAG:
-            return Action.FLAG, (Reason.TOXIC_FLOW, Reason.MODE_DETECT)
-        return wanted, (Reason.TOXIC_FLOW,)
-
-    def _record_flows(
-        self, findings: Sequence[Finding], action: Action, index: int, destination: str
-    ) -> tuple[Flow, ...]:
-        if not findings:
+    def _flows_of(self, draft: _Draft, action: Action, *, record: bool) -> tuple[Flow, ...]:
+        if not draft.findings:
             return ()
-        for finding in findings:
-            self._routes.update(dict.fromkeys(finding.routes))
-        cut = choke_point(self._routes)
+        routes = dict(self._routes)
+        for finding in draft.findings:
+            routes.update(dict.fromkeys(finding.routes))
+        cut = choke_point(routes)
         flows = tuple(
             Flow(
                 f.flow_class,
                 f.severity,
-                index,
+                draft.index,
                 f.chain,
                 f.evidence,
                 cut,
                 f.leaked_bytes,
-                destination,
+                draft.view.destination,
                 action,
             )
-            for f in findings
+            for f in draft.findings
         )
-        self._flows.extend(flows)
-        self._by_class.update(f.flow_class for f in flows)
+        if record:
+            self._routes = routes
+            self._flows.extend(flows)
+            self._by_class.update(f.flow_class for f in flows)
         return flows
 
-    def _account(
-        self,
-        decision: Decision,
-        destination: str,
-        hits: list[Hit],
-        sources: Mapping[int, Source],
-        leak: Leak,
-    ) -> None:
+    def _redacted(self, draft: _Draft) -> Mapping[str, JSON] | None:
+        """The call's arguments with what is to be redacted taken out (None: nothing found)."""
+        redacts = {
+            f.flow_class
+            for f in draft.findings
+            if self.patterns.flows[f.flow_class].action is Action.REDACT
+        }
+        rules = {
+            c.rule
+            for c in draft.controls
+            if c.kind is ControlKind.SECRET and c.action is Action.REDACT
+        }
+        exfil_paths: list[str] = []
+        for f in draft.findings:
+            if f.flow_class in redacts and f.flow_class is FlowClass.SECRET_EGRESS:
+                rules.update(f.evidence.secret_rules)
+            if f.flow_class in redacts and f.flow_class is FlowClass.EXFILTRATION:
+                exfil_paths += f.evidence.sensitive_arguments
+        view = draft.view
+        targets = [
+            *secret_targets(view.matches, rules),
+            *(Target(path, FlowClass.EXFILTRATION.value) for path in exfil_paths),
+        ]
+        if not targets:
+            return None
+        return redact_arguments(view.call.arguments, view.args, targets, carries)
+
+    def _account(self, decision: Decision, draft: _Draft) -> None:
         self._actions[decision.action] += 1
         self._by_label.update(decision.labels)
+        for finding in decision.controls:
+            self._by_control[finding.kind] += 1
+            self._control_events.append(
+                ControlEvent(decision.index, decision.call.capability, finding, decision.action)
+            )
+        destination, leak = draft.view.destination, draft.leak
         classes = {f.flow_class for f in decision.flows}
         if FlowClass.EXFILTRATION in classes:
             self._ledger.flowed(destination, leak)
         if decision.forwards:
             self._pending[decision.index] = decision.labels
+            hits = list(draft.hits)
+            if decision.action is Action.REDACT:
+                gone = changed_paths(decision.call.arguments, decision.arguments)
+                hits = _private_hits(
+                    self._prov, [m for m in draft.view.matches if m.path not in gone]
+                )
             if hits:
-                self._ledger.add(destination, hits, sources)
+                self._ledger.add(destination, hits, draft.sources)
             for flow in decision.flows:
-                if flow.flow_class is FlowClass.SECRET_EGRESS:
+                if flow.flow_class is not FlowClass.SECRET_EGRESS:
+                    continue
+                if decision.action is Action.REDACT:
+                    self._blocked += flow.leaked_bytes
+                else:
                     self._secrets_leaked[destination] += flow.leaked_bytes
         else:
             secret = sum(
@@ -260,10 +378,11 @@ class Session:
             flagged=self._actions[Action.FLAG],
             denied=self._actions[Action.DENY],
             redacted=self._actions[Action.REDACT],
-            asked=self._actions[Action.ASK],
+            asked=self._asked,
             errors=self._errors,
             by_label={label: self._by_label[label] for label in Label},
             by_class={cls: self._by_class[cls] for cls in FlowClass},
+            by_control={kind: self._by_control[kind] for kind in ControlKind},
         )
         return Verdict(
             session=self.id,
@@ -276,7 +395,22 @@ class Session:
             metrics=metrics,
             evicted=Eviction(self._prov.evicted_calls, self._prov.index.evicted_segments),
             patterns_sha256=self.patterns.sha256,
+            controls=tuple(self._control_events),
+            quarantined=tuple(sorted(self._controller.quarantined)),
+            breaker_tripped=self._controller.breaker_tripped,
         )
+
+
+def _rank(action: Action) -> int:
+    return action.strictness
+
+
+def _reasons(findings: Sequence[Finding], controls: Sequence[ControlFinding]) -> tuple[Reason, ...]:
+    return ((Reason.TOXIC_FLOW,) if findings else ()) + ((Reason.CONTROL,) if controls else ())
+
+
+def _private_hits(prov: Provenance, matches: Iterable[ArgumentMatch]) -> list[Hit]:
+    return prov.private_hits(h for m in matches for h in m.sensitive_hits)
 
 
 def _significant(hits: Sequence[Hit], leak: Leak, sources: Mapping[int, Source]) -> frozenset[Hit]:
@@ -289,24 +423,3 @@ def _significant(hits: Sequence[Hit], leak: Leak, sources: Mapping[int, Source])
         if (h.kind is HitKind.HIGH_VALUE and h.value in leak.values)
         or (h.segment in sources and sources[h.segment][1] in leak.significant)
     )
-
-
-def _destination(
-    capability: Capability,
-    args: Sequence[ArgLeaf],
-    arg_labels: ArgumentLabels,
-    matches: Sequence[ArgumentMatch],
-) -> str:
-    """A coarse name for where a call sends data, never carrying the data itself."""
-    if arg_labels.egress_hosts:
-        return registrable_domain(arg_labels.egress_hosts[0])
-    named: list[str] = []
-    for leaf, match in zip(args, matches, strict=False):
-        if not match.destination or match.sensitive_hits or match.secrets:
-            continue
-        value = leaf.value.strip().casefold()
-        if "@" in value and "." in value.rsplit("@", 1)[-1]:
-            return registrable_domain(value.rsplit("@", 1)[-1])
-        if 0 < len(value) <= 64:
-            named.append(value)
-    return f"{capability}:{'/'.join(named[:3])}" if named else str(capability)

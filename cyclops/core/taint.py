@@ -63,6 +63,13 @@ class Labeller:
             self._learned[server] = learned | found
             self.static_labels.cache_clear()
 
+    def declare_roles(self, server: str, roles: Iterable[str]) -> None:
+        """More declared roles for ``server`` (a replay restores what the proxy had)."""
+        known = set(self._declared.get(server, ()))
+        if not set(roles) <= known:
+            self._declared[server] = tuple(sorted(known | set(roles)))
+            self.static_labels.cache_clear()
+
     def roles_of(self, server: str) -> tuple[Role, ...]:
         named = set(self._declared.get(server, ())) | self._learned.get(server, frozenset())
         return tuple(
@@ -115,6 +122,9 @@ class Labeller:
                 if not egress.allow_hosts.matches(host):
                     hosts[host] = None
         return tuple(hosts)
+
+    def is_url_key(self, key: str) -> bool:
+        return self._p.egress.url_keys.matches(key)
 
     def is_destination(self, leaf: ArgLeaf) -> bool:
         return self._p.egress.destination_keys.matches(leaf.key)

@@ -17,6 +17,8 @@ __all__ = [
     "ArgPath",
     "Capability",
     "ChainLink",
+    "ControlFinding",
+    "ControlKind",
     "Decision",
     "Evidence",
     "EvidenceKind",
@@ -59,13 +61,23 @@ class Mode(StrEnum):
 
 
 class Action(StrEnum):
-    """What happens to a call. ``redact`` and ``ask`` are reserved for the per-call controls."""
+    """What happens to a call, from the mildest to the strictest."""
 
     ALLOW = "allow"
     FLAG = "flag"
-    DENY = "deny"
+    """Forward it, and report it."""
     REDACT = "redact"
+    """Forward it with the offending values replaced by ``[REDACTED:<rule>]``."""
     ASK = "ask"
+    """Ask the user (MCP elicitation on the host); deny without a yes."""
+    DENY = "deny"
+
+    @property
+    def strictness(self) -> int:
+        return _STRICTNESS[self]
+
+
+_STRICTNESS = {action: rank for rank, action in enumerate(Action)}
 
 
 class FlowClass(StrEnum):
@@ -123,12 +135,41 @@ class EvidenceKind(StrEnum):
 
 
 class Reason(StrEnum):
-    """Typed reasons attached to a decision (besides the flows it found)."""
+    """Typed reasons attached to a decision (besides the flows and controls it found)."""
 
     TOXIC_FLOW = "toxic_flow"
+    CONTROL = "control"
+    """A per-call control matched (see the decision's controls)."""
     MODE_DETECT = "mode_detect"
-    """The flow's action was deny/redact/ask, but detect mode only flags."""
+    """The action wanted was deny/redact/ask, but detect mode only flags."""
+    USER_APPROVED = "user_approved"
+    USER_REFUSED = "user_refused"
+    NO_ANSWER = "no_answer"
+    """Asked, but the host cannot ask its user or no answer came in time: denied."""
     INTERNAL_ERROR = "internal_error"
+
+
+class ControlKind(StrEnum):
+    """The per-call controls: each checks one call on its own, before it reaches a server."""
+
+    SECRET = "secret"
+    """A secret rule matched an egress call's arguments (``rule``: the rule id)."""
+    DESTINATION = "destination"
+    """An egress host or e-mail domain is denied or not allowed (``rule``: ``deny-list``,
+    ``not-allowed`` or ``look-alike``)."""
+    SSRF = "ssrf"
+    """A URL points inside: loopback, private, link-local, metadata (``rule``: which)."""
+    PATH = "path"
+    """A path argument is outside the server's roots or sensitive (``rule``: ``outside-roots``
+    or ``sensitive-path``)."""
+    RATE = "rate"
+    """A rate limit is exceeded (``rule``: the limit's id)."""
+    BUDGET = "budget"
+    """The egress byte budget of a destination is spent (``rule``: ``egress-budget``)."""
+    BREAKER = "breaker"
+    """The session's breaker tripped after repeated denials (``rule``: ``breaker``)."""
+    PIN = "pin"
+    """The tool changed since it was pinned and is quarantined (``rule``: ``tool-changed``)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -215,6 +256,18 @@ class Flow:
 
 
 @dataclass(frozen=True)
+class ControlFinding:
+    kind: ControlKind
+    rule: str
+    """The rule id or condition that matched (never the value that matched it)."""
+    action: Action
+    argument: ArgPath | None = None
+    """Where in the arguments it matched, when it is about one argument."""
+    detail: str = ""
+    """A coarse, secret-free detail: the registrable domain, the root or glob, the limit."""
+
+
+@dataclass(frozen=True)
 class Decision:
     index: int
     """The call's position in its session, from 0."""
@@ -225,8 +278,18 @@ class Decision:
     reasons: tuple[Reason, ...] = ()
     leaked_bytes: int = 0
     """Distinct bytes of sensitive content in this call's arguments."""
+    controls: tuple[ControlFinding, ...] = ()
+    redacted_arguments: Mapping[str, JSON] | None = None
+    """For ``redact``: the arguments to forward instead of the call's own."""
 
     @property
     def forwards(self) -> bool:
-        """Whether the call goes on to its server."""
+        """Whether the call goes on to its server (``ask`` waits for the answer)."""
         return self.action in (Action.ALLOW, Action.FLAG, Action.REDACT)
+
+    @property
+    def arguments(self) -> Mapping[str, JSON]:
+        """The arguments that go on to the server."""
+        if self.redacted_arguments is not None:
+            return self.redacted_arguments
+        return self.call.arguments

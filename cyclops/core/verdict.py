@@ -5,9 +5,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .types import Capability, Flow, FlowClass, Label, Mode
+from .types import Action, Capability, ControlFinding, ControlKind, Flow, FlowClass, Label, Mode
 
-__all__ = ["Eviction", "Metrics", "Verdict"]
+__all__ = ["ControlEvent", "Eviction", "Metrics", "Verdict"]
+
+
+@dataclass(frozen=True)
+class ControlEvent:
+    """A per-call control that matched a call of the session, and what was done to the call."""
+
+    call_index: int
+    capability: Capability
+    finding: ControlFinding
+    action: Action
+    """The call's final action (the strictest over its flows and controls, after the mode)."""
 
 
 @dataclass(frozen=True)
@@ -22,6 +33,7 @@ class Metrics:
     """Calls decided by the fail-closed path after an internal error."""
     by_label: Mapping[Label, int] = field(default_factory=dict)
     by_class: Mapping[FlowClass, int] = field(default_factory=dict)
+    by_control: Mapping[ControlKind, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,11 @@ class Verdict:
     metrics: Metrics
     evicted: Eviction
     patterns_sha256: str
+    controls: tuple[ControlEvent, ...] = ()
+    """The latest control events (at most ``MAX_CONTROL_EVENTS``; metrics count them all)."""
+    quarantined: tuple[Capability, ...] = ()
+    """Tools held back now because they changed since they were pinned."""
+    breaker_tripped: bool = False
 
     @property
     def toxic(self) -> bool:

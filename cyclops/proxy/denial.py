@@ -1,7 +1,8 @@
 """What the host sees when cyclops stops a call: an error result that explains itself.
 
-It names the flow class, the chain of calls (server/tool), the evidence and the choke point;
-never an argument value or any content, so it cannot carry the secret it protects.
+It names the flow class, the chain of calls (server/tool), the evidence and the choke point, and
+each per-call control with its rule; never an argument value or any content, so it cannot carry
+the secret it protects.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from ..core.types import Decision, Flow, Reason
+from ..core.types import ControlFinding, ControlKind, Decision, Flow, Reason
 from .downstream import DownstreamError
 
 __all__ = ["BLOCKED", "denial_text", "denied_result", "unavailable_result"]
@@ -30,7 +31,36 @@ def denial_text(decision: Decision) -> str:
         f"cyclops blocked this call to {call.server}/{call.tool}; the server never received it."
     ]
     lines += [_explain(flow) for flow in decision.flows]
+    lines += [_explain_control(control) for control in decision.controls]
+    answer = _ANSWERS.keys() & set(decision.reasons)
+    lines += [_ANSWERS[reason] for reason in sorted(answer)]
     return "\n".join(lines)
+
+
+_ANSWERS = {
+    Reason.USER_REFUSED: "The user refused it when asked.",
+    Reason.NO_ANSWER: "It needs the user's approval, and none came (the host cannot ask, or "
+    "no answer in time).",
+}
+_CONTROL_WORDS = {
+    ControlKind.SECRET: "a secret ({rule}) in {where}",
+    ControlKind.DESTINATION: "destination {detail} ({rule}) in {where}",
+    ControlKind.SSRF: "an address inside the network ({rule}) in {where}",
+    ControlKind.PATH: "a path that is {rule} in {where}",
+    ControlKind.RATE: "rate limit {rule} exceeded",
+    ControlKind.BUDGET: "egress budget ({detail}) for this destination spent",
+    ControlKind.BREAKER: "the session's breaker tripped after repeated denials; an operator "
+    "can reset it (SIGUSR1)",
+    ControlKind.PIN: "the tool changed since it was pinned ({rule}); approve it with "
+    "`cyclops pins approve`",
+}
+
+
+def _explain_control(control: ControlFinding) -> str:
+    words = _CONTROL_WORDS[control.kind].format(
+        rule=control.rule, detail=control.detail or "?", where=control.argument or "the call"
+    )
+    return f"Control {control.kind.value}: {words} ({control.action.value})."
 
 
 def _explain(flow: Flow) -> str:

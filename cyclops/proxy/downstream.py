@@ -339,6 +339,8 @@ async def _set_when(source: anyio.Event, target: anyio.Event) -> None:
 
 
 def _describe(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # nested task groups
+        exc = exc.exceptions[0]
     if isinstance(exc, FileNotFoundError):
         return f"could not start: {exc.filename or 'command'} not found"
     if isinstance(exc, DownstreamError):

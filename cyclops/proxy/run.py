@@ -11,7 +11,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -21,11 +21,16 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from ..core.patterns import Patterns
+from ..core.pins import SuspicionKind, suspicious_descriptions
 from ..core.types import Decision, Label, Mode
+from ..report.export_sinks import ExportTarget
+from ..report.feed import DecisionFeed
+from .approval import DEFAULT_ASK_TIMEOUT
 from .config import DownstreamConfig
 from .downstream import Callbacks, Connect, Downstream, State
 from .hoststdin import host_stdin
 from .http import HttpOptions, serve_http
+from .pinning import PinStore
 from .server import Tap
 from .sessions import Recorder, Sessions
 
@@ -52,6 +57,14 @@ class ServeOptions:
     """False: forward everything without asking the core (``--mode off``)."""
     connectors: Mapping[str, Connect] = field(default_factory=dict)
     """Servers reached in-process instead of through their transport (tests, embedding)."""
+    pins_dir: Path | None = None
+    """Where tool pins are kept (one file per server); None: no pinning."""
+    ask_timeout: float = DEFAULT_ASK_TIMEOUT
+    """How long an ``ask`` waits for the user's answer before the call is denied."""
+    decision_log: Path | None = None
+    """The tamper-evident log every decision of every session is appended to."""
+    exports: tuple[ExportTarget, ...] = ()
+    """Where findings are streamed as they happen (OCSF: a file, syslog, HTTP)."""
 
 
 Front = Callable[[Server[Any], Tap], Awaitable[None]]
@@ -59,9 +72,21 @@ Front = Callable[[Server[Any], Tap], Awaitable[None]]
 
 
 async def serve(options: ServeOptions, front: Front | None = None) -> None:
+    # SIGTERM and SIGINT stay caught until the very end: one that arrives while the downstreams
+    # are being shut down (a host that closed stdin and then signals) must not orphan them.
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as stop_signals:
+        await _serve(options, front, stop_signals)
+
+
+async def _serve(
+    options: ServeOptions, front: Front | None, stop_signals: AsyncIterator[int]
+) -> None:
+    feed = DecisionFeed.open(options.decision_log, options.exports, options.patterns.sha256)
     recorder = Recorder(options.record) if options.record else None
     try:
         async with anyio.create_task_group() as tg:
+            if feed is not None:
+                tg.start_soon(feed.run, tg)
             sessions = Sessions(
                 patterns=options.patterns,
                 mode=options.mode,
@@ -70,28 +95,55 @@ async def serve(options: ServeOptions, front: Front | None = None) -> None:
                 recorder=recorder,
                 task_group=tg,
             )
-            tap = Tap(sessions, _session_key(options), options.observer, options.detection)
+            pins = PinStore(options.pins_dir) if options.pins_dir is not None else None
+            tap = Tap(
+                sessions,
+                _session_key(options),
+                observer=feed.observer(options.observer) if feed else options.observer,
+                detection=options.detection,
+                pins=pins,
+                ask_timeout=options.ask_timeout,
+            )
             downstreams = _start_downstreams(options, tap, tg)
             await _wait_ready(downstreams, options.startup_timeout)
             await tap.rebuild()
             _report_bindings(options.patterns, downstreams)
-            server = tap.server()
-            if front is not None:
-                await front(server, tap)
-            elif options.http is not None:
-                stop = anyio.Event()
-                tg.start_soon(_stop_on_signals, stop.set)
-                await serve_http(server, options.http, stop)
-            else:
-                tg.start_soon(_stop_on_signals, tg.cancel_scope.cancel)
-                async with stdio_server(stdin=host_stdin()) as (read, write):
-                    await server.run(read, write, server.create_initialization_options())
-            tg.cancel_scope.cancel()
-            with anyio.CancelScope(shield=True):
-                await sessions.flush()
+            _report_suspicious_descriptions(options.patterns, downstreams)
+            tg.start_soon(_reset_breakers_on_signal, sessions)
+            try:
+                await _serve_host(options, front, tap, tg, stop_signals)
+            finally:  # also when a signal cancelled the front: the last verdicts are written
+                tg.cancel_scope.cancel()
+                with anyio.CancelScope(shield=True):
+                    await sessions.flush()
     finally:
         if recorder is not None:
             recorder.close()
+        if feed is not None:  # here too after a SIGTERM cancelled the front: nothing queued is lost
+            with anyio.CancelScope(shield=True):
+                await feed.flush()
+
+
+async def _serve_host(
+    options: ServeOptions,
+    front: Front | None,
+    tap: Tap,
+    tg: anyio.abc.TaskGroup,
+    stop_signals: AsyncIterator[int],
+) -> None:
+    """Serve the host until it leaves or a signal says stop."""
+    server = tap.server()
+    if front is not None:
+        tg.start_soon(_stop_on_signals, stop_signals, tg.cancel_scope.cancel)
+        await front(server, tap)
+    elif options.http is not None:
+        stop = anyio.Event()
+        tg.start_soon(_stop_on_signals, stop_signals, stop.set)
+        await serve_http(server, options.http, stop)
+    else:
+        tg.start_soon(_stop_on_signals, stop_signals, tg.cancel_scope.cancel)
+        async with stdio_server(stdin=host_stdin()) as (read, write):
+            await server.run(read, write, server.create_initialization_options())
 
 
 def _session_key(options: ServeOptions) -> Callable[[Any], str]:
@@ -175,9 +227,30 @@ def _declared_sinks(patterns: Patterns, role_name: str) -> set[str]:
     }
 
 
-async def _stop_on_signals(stop: Callable[[], object]) -> None:
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+def _report_suspicious_descriptions(patterns: Patterns, downstreams: list[Downstream]) -> None:
+    """Tool descriptions that instruct the agent or name another server's tools."""
+    tools = {d.name: d.listing.tools for d in downstreams}
+    for found in suspicious_descriptions(tools, patterns.untrusted_markers):
+        log.warning(
+            "%s/%s: its description %s (%s)",
+            found.server,
+            found.tool,
+            "names another server's tool"
+            if found.kind is SuspicionKind.OTHER_TOOL
+            else "carries an instruction aimed at the agent",
+            found.detail,
+        )
+
+
+async def _reset_breakers_on_signal(sessions: Sessions) -> None:
+    """SIGUSR1: the operator resets every session's breaker."""
+    with anyio.open_signal_receiver(signal.SIGUSR1) as signals:
         async for _ in signals:
-            log.info("stopping")
-            stop()
-            return
+            sessions.reset_breakers()
+
+
+async def _stop_on_signals(signals: AsyncIterator[int], stop: Callable[[], object]) -> None:
+    async for _ in signals:
+        log.info("stopping")
+        stop()
+        return

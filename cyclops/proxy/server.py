@@ -7,6 +7,7 @@ are forwarded as raw JSON, so fields cyclops does not know (``_meta``, vendor fi
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -22,10 +23,13 @@ from mcp.shared.message import ServerMessageMetadata
 from pydantic import TypeAdapter
 
 from .. import __version__, guard
-from ..core.types import Decision, ToolCall
+from ..core.types import Action, Decision, ToolCall
+from ..trace import CallContext
+from .approval import DEFAULT_ASK_TIMEOUT, Answer, ask_user
 from .catalog import Catalog
 from .denial import denied_result, unavailable_result
 from .downstream import Downstream, DownstreamError
+from .pinning import PinStore
 from .sessions import Sessions, UpstreamSession
 
 __all__ = ["ProxyServer", "Tap"]
@@ -64,11 +68,16 @@ class Tap:
         self,
         sessions: Sessions,
         session_key: Callable[[Any], str],
+        *,
         observer: Callable[[str, Decision], None] | None = None,
         detection: bool = True,
+        pins: PinStore | None = None,
+        ask_timeout: float = DEFAULT_ASK_TIMEOUT,
     ) -> None:
         self._observer = observer
         self._detection = detection
+        self._pins = pins
+        self._ask_timeout = ask_timeout
         self.downstreams: dict[str, Downstream] = {}
         self._order: list[Downstream] = []
         self.sessions = sessions
@@ -131,12 +140,19 @@ class Tap:
         return {"prompts": self.catalog.prompts}
 
     async def rebuild(self) -> None:
-        """The downstreams' lists changed: new catalog, new tool names for role detection."""
+        """The downstreams' lists changed: new catalog, new tool names for role detection,
+        pins checked (a changed tool is quarantined)."""
         self.catalog = Catalog.build(self._order)
         for downstream in self._order:
             self.sessions.declare_tools(
                 downstream.name, [t["name"] for t in downstream.listing.tools]
             )
+            self._review_pins(downstream)
+
+    def _review_pins(self, downstream: Downstream) -> None:
+        if self._pins is not None and downstream.listing.tools:
+            changed = self._pins.review(downstream.name, downstream.listing.tools)
+            self.sessions.set_quarantined(downstream.name, changed)
 
     # -- tapped calls ------------------------------------------------------------------------
 
@@ -169,37 +185,65 @@ class Tap:
         forward: dict[str, Any],
     ) -> dict[str, Any]:
         """Decide, then forward (or not), then show the result to the core: one at a time."""
+        downstream = self.downstreams[call.server]
         if not self._detection:  # --mode off: a plain proxy (for comparison, and debugging)
-            return await self._forward(ctx, self.downstreams[call.server], method, forward)
+            return await self._forward(ctx, downstream, method, forward)
         async with upstream.lock:
+            context = self._context(upstream, call)
             decision = guard.decide(upstream.core, call)
+            if decision.action is Action.ASK:
+                _log_decision(upstream.key, decision)
+                answer = await ask_user(upstream.peer, decision, ctx.request_id, self._ask_timeout)
+                approved = answer is Answer.APPROVED
+                context = dataclasses.replace(context, approved=approved)
+                answered = answer is not Answer.UNAVAILABLE
+                decision = guard.answer(upstream.core, decision, approved, answered=answered)
             _log_decision(upstream.key, decision)
             if self._observer is not None:
                 self._observer(upstream.key, decision)
             if not decision.forwards:
-                self._finish(upstream, call, None)
+                self._finish(upstream, call, None, context)
                 return denied_result(decision, method)
+            if decision.redacted_arguments is not None:
+                forward = {**forward, "arguments": dict(decision.redacted_arguments)}
             try:
-                result = await self._forward(ctx, self.downstreams[call.server], method, forward)
+                result = await self._forward(ctx, downstream, method, forward)
             except DownstreamError as exc:
-                self._finish(upstream, call, None)
+                self._finish(upstream, call, None, context)
                 return unavailable_result(exc, method)
             except MCPError:
-                self._finish(upstream, call, None)
+                self._finish(upstream, call, None, context)
                 raise
             guard.observe(upstream.core, decision.index, result)
-            self._finish(upstream, call, result)
+            self._finish(upstream, call, result, context)
             return result
 
+    def _context(self, upstream: UpstreamSession, call: ToolCall) -> CallContext:
+        """What the proxy knows about the call besides its arguments (recorded for replay)."""
+        quarantined = self.sessions.is_quarantined(call.capability)
+        if quarantined and self._pins is not None and self._pins.changed_on_disk(call.server):
+            self._review_pins(self.downstreams[call.server])  # approved meanwhile?
+        return CallContext(
+            at=call.at,
+            roles=upstream.core.roles_of(call.server),
+            quarantined=self.sessions.is_quarantined(call.capability),
+        )
+
     def _finish(
-        self, upstream: UpstreamSession, call: ToolCall, result: dict[str, Any] | None
+        self,
+        upstream: UpstreamSession,
+        call: ToolCall,
+        result: dict[str, Any] | None,
+        context: CallContext,
     ) -> None:
         """After each tapped call: the verdict, and the record (``None``: the call did not run)."""
         if upstream.sink is not None:
             upstream.sink.update(upstream.core.verdict())
         recorder = self.sessions.recorder
         if recorder is not None:
-            recorder.record(upstream.key, call.server, call.tool, call.arguments, result)
+            recorder.record(
+                upstream.key, call.server, call.tool, call.arguments, result, context=context
+            )
 
     async def _forward(
         self, ctx: Any, downstream: Downstream, method: str, params: Mapping[str, Any]
@@ -297,10 +341,12 @@ class Tap:
                 else None
             )
         else:
+            # Outside a call, only a lone host session can be the one meant: with several, asking
+            # one would hand a server's request (and the answer) to a client it may not serve.
             peers = [s.peer for s in self.sessions.all() if s.peer is not None]
-            if not peers:
-                raise MCPError(types.INVALID_REQUEST, "no host session to ask")
-            peer, metadata = peers[-1], None
+            if len(peers) != 1:
+                raise MCPError(types.INVALID_REQUEST, "no single host session to ask")
+            peer, metadata = peers[0], None
         result = await peer.send_request(request, _RESULT_TYPES[method], metadata=metadata)
         answer: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return answer

@@ -21,10 +21,10 @@ from mcp.server.session import ServerSession
 
 from ..core.patterns import Patterns
 from ..core.session import Session
-from ..core.types import JSON, Mode
+from ..core.types import JSON, Capability, Mode
 from ..core.verdict import Verdict
 from ..report.session_json import verdict_json, write_json_atomic
-from ..trace import trace_line
+from ..trace import CallContext, trace_line
 
 __all__ = ["Recorder", "Sessions", "UpstreamSession", "VerdictSink", "verdict_file"]
 
@@ -76,9 +76,17 @@ class Recorder:
         self._file: TextIO = os.fdopen(descriptor, "a", encoding="utf-8")
 
     def record(
-        self, session: str, server: str, tool: str, arguments: Mapping[str, JSON], result: JSON
+        self,
+        session: str,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, JSON],
+        result: JSON,
+        *,
+        context: CallContext,
     ) -> None:
-        self._file.write(trace_line(session, server, tool, arguments, result) + "\n")
+        line = trace_line(session, server, tool, arguments, result, context=context)
+        self._file.write(line + "\n")
         self._file.flush()
 
     def close(self) -> None:
@@ -115,6 +123,7 @@ class Sessions:
         self._tg = task_group
         self._sessions: dict[str, UpstreamSession] = {}
         self._tools: dict[str, list[str]] = {}
+        self._quarantined: dict[str, frozenset[str]] = {}
 
     def get(self, key: str) -> UpstreamSession:
         session = self._sessions.get(key)
@@ -122,6 +131,9 @@ class Sessions:
             core = Session(self._patterns, self._mode, key, self._roles)
             for server, tools in self._tools.items():
                 core.declare_tools(server, tools)
+            for server, names in self._quarantined.items():
+                for name in names:
+                    core.controller.quarantine(Capability(server, name))
             sink = VerdictSink(verdict_file(self._template, key)) if self._template else None
             if sink is not None:
                 self._tg.start_soon(sink.run)
@@ -134,6 +146,24 @@ class Sessions:
         self._tools[server] = tools
         for session in self._sessions.values():
             session.core.declare_tools(server, tools)
+
+    def set_quarantined(self, server: str, tools: set[str]) -> None:
+        """The tools of ``server`` whose calls every session holds back (changed since pinned)."""
+        before = self._quarantined.get(server, frozenset())
+        self._quarantined[server] = frozenset(tools)
+        for session in self._sessions.values():
+            for name in before - tools:
+                session.core.controller.release(Capability(server, name))
+            for name in tools:
+                session.core.controller.quarantine(Capability(server, name))
+
+    def is_quarantined(self, capability: Capability) -> bool:
+        return capability.tool in self._quarantined.get(capability.server, ())
+
+    def reset_breakers(self) -> None:
+        for session in self._sessions.values():
+            session.core.controller.reset_breaker()
+        log.warning("breakers reset in %d session(s)", len(self._sessions))
 
     def all(self) -> list[UpstreamSession]:
         return list(self._sessions.values())

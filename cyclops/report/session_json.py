@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import __version__
 from ..core.types import Capability, ChainLink, Evidence, Flow
-from ..core.verdict import Verdict
+from ..core.verdict import ControlEvent, Verdict
 
 __all__ = ["SCHEMA_VERSION", "VerdictWriter", "verdict_json", "write_json_atomic"]
 
@@ -46,8 +46,27 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
             "errors": m.errors,
             "by_label": {label.value: n for label, n in m.by_label.items()},
             "by_class": {cls.value: n for cls, n in m.by_class.items()},
+            "by_control": {kind.value: n for kind, n in m.by_control.items()},
         },
+        "controls": [_control(event) for event in verdict.controls],
+        "quarantined": [_capability(c) for c in verdict.quarantined],
+        "breaker_tripped": verdict.breaker_tripped,
         "evicted": {"calls": verdict.evicted.calls, "segments": verdict.evicted.segments},
+    }
+
+
+def _control(event: ControlEvent) -> dict[str, Any]:
+    finding = event.finding
+    return {
+        "call_index": event.call_index,
+        "server": event.capability.server,
+        "tool": event.capability.tool,
+        "kind": finding.kind.value,
+        "rule": finding.rule,
+        "rule_action": finding.action.value,
+        "action": event.action.value,
+        "argument": finding.argument,
+        "detail": finding.detail,
     }
 
 

@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.server.lowlevel import Server
 
 from cyclops.config import load_patterns
-from cyclops.core import Mode
+from cyclops.core import Mode, Patterns
 from cyclops.proxy.config import DownstreamConfig, ServerConfig, Transport
 from cyclops.proxy.downstream import RawRequest, RawResult
 from cyclops.proxy.run import ServeOptions, serve
@@ -65,6 +65,10 @@ async def proxied(
     servers: dict[str, Server[Any]],
     tmp_path: Path,
     mode: Mode = Mode.PREVENT,
+    *,
+    patterns: Patterns | None = None,
+    pins_dir: Path | None = None,
+    ask_timeout: float = 10.0,
     **client_options: Any,
 ) -> AsyncIterator[Host]:
     """cyclops in front of in-process servers, with an in-process host client."""
@@ -92,12 +96,14 @@ async def proxied(
         downstream=DownstreamConfig(
             "<test>", tuple(ServerConfig(n, Transport.STDIO, command="in-process") for n in servers)
         ),
-        patterns=load_patterns(),
+        patterns=patterns or load_patterns(),
         mode=mode,
         verdicts=str(tmp_path / "verdicts" / "{session}.json"),
         record=tmp_path / "trace.jsonl",
         startup_timeout=10,
         connectors={name: in_process(server) for name, server in servers.items()},
+        pins_dir=pins_dir,
+        ask_timeout=ask_timeout,
     )
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve, options, front)

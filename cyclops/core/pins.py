@@ -1,0 +1,111 @@
+"""Tool pinning and tool-description checks (the "rug pull" and "tool poisoning" attacks).
+
+A tool is pinned on first sight by a digest of what the agent reads and relies on: its
+description, title, input and output schemas and annotations. A tool whose digest later differs
+— at start-up or mid-session — is *changed*: its calls are denied until the operator approves
+the new definition. Descriptions are also read for instructions aimed at the agent and for the
+names of other servers' tools (a description that tells the agent to call another server's
+tool is steering it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from .regex import SafeRegex
+
+__all__ = [
+    "PinReport",
+    "Suspicion",
+    "SuspicionKind",
+    "compare",
+    "suspicious_descriptions",
+    "tool_digest",
+]
+
+_PINNED_FIELDS = ("description", "title", "inputSchema", "outputSchema", "annotations")
+
+
+def tool_digest(tool: Mapping[str, Any]) -> str:
+    """SHA-256 of the tool's pinned fields in canonical JSON."""
+    pinned = {field: tool.get(field) for field in _PINNED_FIELDS}
+    canonical = json.dumps(pinned, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class PinReport:
+    new: tuple[str, ...]
+    changed: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    gone: tuple[str, ...]
+
+
+def compare(pins: Mapping[str, str], tools: Sequence[Mapping[str, Any]]) -> PinReport:
+    """Which of ``tools`` are new, changed or unchanged against ``pins`` (name → digest)."""
+    new, changed, unchanged = [], [], []
+    names = set()
+    for tool in tools:
+        name = str(tool.get("name"))
+        names.add(name)
+        digest = tool_digest(tool)
+        if name not in pins:
+            new.append(name)
+        elif pins[name] != digest:
+            changed.append(name)
+        else:
+            unchanged.append(name)
+    gone = sorted(set(pins) - names)
+    return PinReport(tuple(new), tuple(changed), tuple(unchanged), tuple(gone))
+
+
+class SuspicionKind(StrEnum):
+    INSTRUCTION = "instruction"
+    """The description carries an instruction aimed at the agent."""
+    OTHER_TOOL = "other_tool"
+    """The description names another server's tool."""
+
+
+@dataclass(frozen=True)
+class Suspicion:
+    server: str
+    tool: str
+    kind: SuspicionKind
+    detail: str
+    """The marker pattern or the other tool's name (never more of the description)."""
+
+
+_MIN_NAME = 6  # shorter tool names ("add", "echo") appear in prose by chance
+
+
+def suspicious_descriptions(
+    tools: Mapping[str, Sequence[Mapping[str, Any]]], markers: Iterable[SafeRegex]
+) -> list[Suspicion]:
+    """Tools (server → tool list) whose descriptions instruct the agent or name other servers'
+    tools."""
+    markers = tuple(markers)
+    found = []
+    for server, listed in tools.items():
+        others = {
+            str(t.get("name"))
+            for other, their in tools.items()
+            if other != server
+            for t in their
+            if len(str(t.get("name"))) >= _MIN_NAME
+        }
+        for tool in listed:
+            name, text = str(tool.get("name")), str(tool.get("description") or "")
+            for regex in markers:
+                if regex.search(text):
+                    found.append(Suspicion(server, name, SuspicionKind.INSTRUCTION, regex.pattern))
+                    break
+            for other in sorted(others - {name}):
+                if re.search(rf"(?<![\w]){re.escape(other)}(?![\w])", text):
+                    found.append(Suspicion(server, name, SuspicionKind.OTHER_TOOL, other))
+    return found

@@ -1,0 +1,334 @@
+"""docs/patterns.md: a Markdown reference of a loaded patterns file, generated, never hand-written.
+
+:func:`patterns_markdown` renders every section of a :class:`~cyclops.core.patterns.Patterns`:
+roles, argument rules, egress settings, untrusted markers, provenance and leak settings, flow
+policies, limits and the secret rules. The output depends on nothing but the patterns (no dates,
+no paths, no versions), so the committed file can be compared with a fresh rendering.
+
+    python -m cyclops.report.patterns_doc > docs/patterns.md
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Iterable
+
+from ..config import load_patterns
+from ..core.checks import CHECKS, Check
+from ..core.patterns import (
+    ArgumentRule,
+    FlowPolicy,
+    HighValueRule,
+    LeakSettings,
+    Limits,
+    Patterns,
+    ProvenanceSettings,
+    Role,
+    SecretRule,
+)
+from ..core.regex import GlobSet, SafeRegex
+from ..core.types import FlowClass, Label
+
+__all__ = ["REGENERATE", "patterns_markdown"]
+
+REGENERATE = "python -m cyclops.report.patterns_doc > docs/patterns.md"
+
+_LABEL_ORDER = list(Label)
+_CHECK_NAMES: dict[Check, str] = {check: name for name, check in CHECKS.items()}
+
+
+# -- Markdown pieces -----------------------------------------------------------------------------
+
+
+def _code(text: str, *, in_table: bool = False) -> str:
+    """``text`` as a code span: a fence longer than any run of backticks inside it, and ``|``
+    escaped in a table cell (GitHub Markdown splits cells on it even inside code)."""
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    span = f"{fence}{pad}{text}{pad}{fence}"
+    return span.replace("|", "\\|") if in_table else span
+
+
+def _codes(items: Iterable[str], *, in_table: bool = False, empty: str = "none") -> str:
+    spans = [_code(item, in_table=in_table) for item in items]
+    return ", ".join(spans) if spans else empty
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def _labels(labels: Iterable[Label]) -> str:
+    return ", ".join(label.value for label in sorted(labels, key=_LABEL_ORDER.index))
+
+
+def _globs(globs: GlobSet, *, in_table: bool = False) -> str:
+    return _codes(globs.patterns, in_table=in_table)
+
+
+def _check_name(check: Check | None) -> str:
+    if check is None:
+        return ""
+    return _CHECK_NAMES.get(check, getattr(check, "__name__", "custom"))
+
+
+def _number(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+# -- sections ------------------------------------------------------------------------------------
+
+
+def _overview(patterns: Patterns) -> list[str]:
+    rows = [
+        ("roles", str(len(patterns.roles))),
+        ("argument rules", str(len(patterns.arguments))),
+        ("untrusted markers", str(len(patterns.untrusted_markers))),
+        ("high-value rules", str(len(patterns.provenance.high_value))),
+        ("secret rules", str(len(patterns.secrets))),
+    ]
+    return [
+        "## Overview",
+        "",
+        f"Source: {_code(patterns.source)}.",
+        "",
+        *_table(("section", "entries"), rows),
+        "",
+        "Labels: " + ", ".join(f"`{label.value}`" for label in Label) + ".",
+    ]
+
+
+def _role(role: Role) -> list[str]:
+    lines = [
+        f"### {role.name}",
+        "",
+        f"- Servers: {_globs(role.servers)}",
+        f"- Signature tools: {_globs(role.signatures)}",
+        "",
+    ]
+    rows = [(_code(glob.pattern, in_table=True), _labels(labels)) for glob, labels in role.tools]
+    return lines + (_table(("tool glob", "labels"), rows) if rows else ["No tool rules."])
+
+
+def _roles(patterns: Patterns) -> list[str]:
+    lines = [
+        "## Roles",
+        "",
+        "A server gets a role when its name matches one of the role's server globs or when it",
+        "offers one of its signature tools; the role's tool globs then label its tools.",
+    ]
+    for role in patterns.roles:
+        lines += ["", *_role(role)]
+    return lines
+
+
+def _argument(rule: ArgumentRule) -> list[str]:
+    return [
+        f"### {rule.id}",
+        "",
+        f"- Labels: {_labels(rule.labels)}",
+        f"- Tools: {_globs(rule.tools)}",
+        f"- Path keys: {_globs(rule.keys)}",
+        f"- Command-line keys: {_globs(rule.word_keys)}",
+        f"- Path globs: {_codes(g.pattern for g in rule.path_globs.globs)}",
+    ]
+
+
+def _arguments(patterns: Patterns) -> list[str]:
+    lines = ["## Argument rules", "", "A call gets the rule's labels when an argument points at"]
+    lines.append("a path that matches one of its path globs.")
+    for rule in patterns.arguments:
+        lines += ["", *_argument(rule)]
+    return lines
+
+
+def _egress(patterns: Patterns) -> list[str]:
+    egress = patterns.egress
+    return [
+        "## Egress",
+        "",
+        f"- Allowed hosts: {_globs(egress.allow_hosts)}",
+        f"- URL keys: {_globs(egress.url_keys)}",
+        f"- Labels of a call with a URL to another host: {_labels(egress.url_labels)}",
+        f"- Destination keys: {_globs(egress.destination_keys)}",
+    ]
+
+
+def _regex_list(regexes: Iterable[SafeRegex]) -> list[str]:
+    items = [f"{i}. {_code(regex.pattern)}" for i, regex in enumerate(regexes, 1)]
+    return items or ["None."]
+
+
+def _markers(patterns: Patterns) -> list[str]:
+    return [
+        "## Untrusted markers",
+        "",
+        "A result that matches one of these regexes (RE2) is untrusted, whatever tool made it.",
+        "",
+        *_regex_list(patterns.untrusted_markers),
+    ]
+
+
+def _settings_table(settings: ProvenanceSettings | LeakSettings | Limits) -> list[str]:
+    rows = [
+        (f"`{f.name}`", _number(getattr(settings, f.name)))
+        for f in dataclasses.fields(settings)
+        if isinstance(getattr(settings, f.name), int | float)
+    ]
+    return _table(("setting", "value"), rows)
+
+
+def _high_value(rule: HighValueRule) -> tuple[str, ...]:
+    return (f"`{rule.id}`", _check_name(rule.check), _code(rule.regex.pattern, in_table=True))
+
+
+def _provenance(patterns: Patterns) -> list[str]:
+    settings = patterns.provenance
+    lines = ["## Provenance", "", *_settings_table(settings), ""]
+    lines += [f"Opaque id keys: {_globs(settings.opaque_id_keys)}", "", "Opaque id patterns:", ""]
+    lines += _regex_list(settings.opaque_ids)
+    lines += ["", "### High-value rules", ""]
+    rows = [_high_value(rule) for rule in settings.high_value]
+    return lines + _table(("id", "check", "regex"), rows)
+
+
+def _leak(patterns: Patterns) -> list[str]:
+    return ["## Leaked bytes", "", *_settings_table(patterns.leak)]
+
+
+def _flow(flow: FlowClass, policy: FlowPolicy) -> tuple[str, ...]:
+    untrusted = str(policy.require_untrusted).lower() if flow is FlowClass.SECRET_EGRESS else ""
+    return (
+        f"`{flow.value}`",
+        policy.action.value,
+        str(policy.require_data_edges).lower(),
+        untrusted,
+    )
+
+
+def _flows(patterns: Patterns) -> list[str]:
+    header = ("flow", "action", "require_data_edges", "require_untrusted")
+    rows = [_flow(flow, patterns.flows[flow]) for flow in FlowClass if flow in patterns.flows]
+    return ["## Flow policies", "", *_table(header, rows)]
+
+
+def _controls(patterns: Patterns) -> list[str]:
+    c = patterns.controls
+    d = c.destinations
+    lines = [
+        "## Per-call controls",
+        "",
+        "Each call is checked on its own before it reaches a server; it gets the strictest action",
+        "of its flows and controls (allow < flag < redact < ask < deny). See `docs/controls.md`.",
+        "",
+        *_table(
+            ("control", "setting"),
+            [
+                ("secret rules (default action)", c.secret_action.value),
+                ("secret rules with their own action", str(len(c.secret_actions))),
+                ("destination allow list", _globs(d.allow, in_table=True) if d.allow else "none"),
+                ("destination deny list", _globs(d.deny, in_table=True) if d.deny else "none"),
+                ("destination action", d.action.value),
+                ("SSRF guard", f"{'on' if d.ssrf_guard else 'off'} ({d.ssrf_action.value})"),
+                ("path scopes", str(len(c.paths)) if c.paths else "none"),
+                ("rate limits", str(len(c.rates)) if c.rates else "none"),
+                ("rate and budget action", c.rate_action.value),
+                ("egress budget (bytes per destination)", str(c.egress_budget_bytes or "none")),
+                ("breaker (denials)", str(c.breaker_denials or "off")),
+                ("changed tools (pinning)", c.pinning_action.value),
+            ],
+        ),
+    ]
+    for scope in c.paths:
+        lines += [
+            "",
+            f"Path scope for servers {_globs(scope.servers)}: roots {_codes(scope.roots)} "
+            f"({scope.outside_action.value} outside), sensitive "
+            f"{_codes(g.pattern for g in scope.sensitive.globs)} ({scope.sensitive_action.value}), "
+            f"path keys {_globs(scope.keys)}.",
+        ]
+    for rate in c.rates:
+        per = "per session" if rate.per_session else "per tool"
+        lines += [
+            "",
+            f"Rate limit `{rate.id}`: {rate.calls} calls per {_number(rate.seconds)} s {per}, "
+            f"servers {_globs(rate.servers)}, tools {_globs(rate.tools)}.",
+        ]
+    return lines
+
+
+def _limits(patterns: Patterns) -> list[str]:
+    return ["## Limits", "", *_settings_table(patterns.limits)]
+
+
+def _secret(number: int, rule: SecretRule, action: str) -> tuple[str, ...]:
+    return (
+        str(number),
+        f"`{rule.id}`",
+        action,
+        _cell(rule.description),
+        _codes(rule.keywords, in_table=True, empty="(always runs)"),
+        _number(rule.min_entropy) if rule.min_entropy else "",
+        _check_name(rule.check),
+    )
+
+
+def _secrets(patterns: Patterns) -> list[str]:
+    header = ("#", "id", "action", "description", "keywords", "min entropy", "check")
+    act = patterns.controls.action_for_secret
+    rows = [_secret(i, rule, act(rule.id).value) for i, rule in enumerate(patterns.secrets, 1)]
+    return [
+        "## Secret rules",
+        "",
+        f"{len(patterns.secrets)} rules. A result that matches one is sensitive; an egress call",
+        "that carries one is a secret egress. A rule runs only on text that contains one of its",
+        "keywords (lower case); the minimum entropy (bits per character) gates the matched",
+        "secret; the check validates it (`cyclops/core/checks.py`). The action is what the rule",
+        "does on its own to an egress call that carries it (`[controls.secret_actions]`).",
+        "",
+        *_table(header, rows),
+    ]
+
+
+def patterns_markdown(patterns: Patterns) -> str:
+    """The Markdown reference of ``patterns``: the same patterns always give the same text."""
+    sections = [
+        _overview,
+        _roles,
+        _arguments,
+        _egress,
+        _markers,
+        _provenance,
+        _leak,
+        _flows,
+        _controls,
+        _limits,
+        _secrets,
+    ]
+    lines = [
+        "# Detection patterns",
+        "",
+        f"_Generated from patterns.toml by `{REGENERATE}`; do not edit it, edit patterns.toml._",
+    ]
+    for section in sections:
+        lines += ["", *section(patterns)]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    sys.stdout.buffer.write(patterns_markdown(load_patterns()).encode("utf-8"))
+
+
+if __name__ == "__main__":
+    main()
