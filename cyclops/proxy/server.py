@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -20,6 +20,7 @@ from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
 from .. import __version__, guard
@@ -102,8 +103,8 @@ class Tap:
         ]
         for method, params_type, handler in handlers:
             # Raw handlers: they receive the request's params untouched (``ctx.params``) and
-            # return the downstream's result as it came.
-            server.add_request_handler(method, params_type, handler)
+            # return the downstream's result as it came (fitted to the host's protocol).
+            server.add_request_handler(method, params_type, _fitted(method, handler))
         return server
 
     def attach(self, downstreams: list[Downstream]) -> None:
@@ -258,7 +259,8 @@ class Tap:
         entry = (ctx.session, ctx.request_id)
         inflight.append(entry)
         try:
-            return await downstream.request(method, params, progress if token is not None else None)
+            relay = progress if token is not None else None
+            return await downstream.request(method, _without_envelope(params), relay)
         finally:
             inflight.remove(entry)
 
@@ -396,6 +398,51 @@ _RESULT_TYPES: dict[str, Any] = {
     "elicitation/create": types.ElicitResult,
     "roots/list": types.ListRootsResult,
 }
+
+
+_CACHEABLE = {
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/list",
+    "resources/read",
+}
+Handler = Callable[[Any, Any], Awaitable[dict[str, Any]]]
+
+
+def _fitted(method: str, handler: Handler) -> Handler:
+    """``handler`` whose results also satisfy a 2026-07-28 host.
+
+    Downstreams are spoken to with the handshake protocol, whose results lack the fields the
+    2026 protocol requires: every result's ``resultType``, and the caching directives of lists and
+    reads (set to "do not cache": cyclops cannot vouch for a downstream's freshness).
+    """
+
+    async def fitted(ctx: Any, params: Any) -> dict[str, Any]:
+        result = await handler(ctx, params)
+        if getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS:
+            return result
+        result = {"resultType": "complete", **result}
+        if method in _CACHEABLE:
+            result = {"ttlMs": 0, "cacheScope": "private", **result}
+        return result
+
+    return fitted
+
+
+_ENVELOPE_PREFIX = "io.modelcontextprotocol/"
+
+
+def _without_envelope(params: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The request's params without the host hop's 2026 envelope (protocol version, client info
+    and capabilities in ``_meta``): they describe the host's connection to cyclops, and a
+    handshake-era downstream refuses requests that carry them."""
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or not any(k.startswith(_ENVELOPE_PREFIX) for k in meta):
+        return params
+    kept = {k: v for k, v in meta.items() if not k.startswith(_ENVELOPE_PREFIX)}
+    rest = {k: v for k, v in params.items() if k != "_meta"}
+    return {**rest, "_meta": kept} if kept else rest
 
 
 def _typed_request(method: str, params: dict[str, Any]) -> Any:

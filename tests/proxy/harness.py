@@ -69,6 +69,7 @@ async def proxied(
     patterns: Patterns | None = None,
     pins_dir: Path | None = None,
     ask_timeout: float = 10.0,
+    client_mode: str = "legacy",
     **client_options: Any,
 ) -> AsyncIterator[Host]:
     """cyclops in front of in-process servers, with an in-process host client."""
@@ -86,7 +87,7 @@ async def proxied(
                 changed.set()
 
         async with Client(
-            server, mode="legacy", cache=None, message_handler=on_message, **client_options
+            server, mode=client_mode, cache=None, message_handler=on_message, **client_options
         ) as client:
             hosts.append(Host(client, tap, notifications, changed))
             started.set()

@@ -139,3 +139,19 @@ async def test_a_resource_read_is_tapped(tmp_path: Path) -> None:
         await host.raw("resources/read", {"uri": "memo://solo/one"})
     (verdict,) = verdicts(tmp_path)
     assert verdict["metrics"]["calls"] == 1
+
+
+async def test_a_host_on_the_2026_protocol_is_tapped_like_one_on_the_handshake(
+    tmp_path: Path,
+) -> None:
+    posted: list[dict[str, Any]] = []
+    async with proxied(attack_servers(posted), tmp_path, Mode.PREVENT, client_mode="auto") as host:
+        assert host.client.protocol_version == "2026-07-28"
+        listed = await host.client.list_tools()
+        assert {t.name for t in listed.tools} >= {"fetch_page", "read_text_file", "send_message"}
+        results = [
+            await host.raw("tools/call", {"name": tool, "arguments": arguments})
+            for tool, arguments in ATTACK
+        ]
+    assert [r.get("isError", False) for r in results] == [False, False, True]
+    assert posted == []
