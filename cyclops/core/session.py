@@ -89,6 +89,7 @@ class Session:
         self._prov = Provenance(patterns)
         self._ledger = LeakLedger(patterns.leak)
         self._routes: dict[Route, None] = {}
+        self._cut: tuple[Capability, ...] = ()
         self._flows: list[Flow] = []
         self._self_contained_seen: set[Capability] = set()
         self._pending: dict[int, frozenset[Label]] = {}
@@ -294,6 +295,7 @@ class Session:
         )
         if record:
             self._routes = routes
+            self._cut = cut
             self._flows.extend(flows)
             self._by_class.update(f.flow_class for f in flows)
         return flows
@@ -391,7 +393,7 @@ class Session:
             leaked_bytes=sum(leaked.values()),
             blocked_bytes=self._blocked,
             leaked_by_destination=leaked,
-            choke_point=choke_point(self._routes),
+            choke_point=self._cut,
             metrics=metrics,
             evicted=Eviction(self._prov.evicted_calls, self._prov.index.evicted_segments),
             patterns_sha256=self.patterns.sha256,

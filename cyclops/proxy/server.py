@@ -203,20 +203,20 @@ class Tap:
             if self._observer is not None:
                 self._observer(upstream.key, decision)
             if not decision.forwards:
-                self._finish(upstream, call, None, context)
+                self._finish(upstream, decision, None, context)
                 return denied_result(decision, method)
             if decision.redacted_arguments is not None:
                 forward = {**forward, "arguments": dict(decision.redacted_arguments)}
             try:
                 result = await self._forward(ctx, downstream, method, forward)
             except DownstreamError as exc:
-                self._finish(upstream, call, None, context)
+                self._finish(upstream, decision, None, context)
                 return unavailable_result(exc, method)
             except MCPError:
-                self._finish(upstream, call, None, context)
+                self._finish(upstream, decision, None, context)
                 raise
             guard.observe(upstream.core, decision.index, result)
-            self._finish(upstream, call, result, context)
+            self._finish(upstream, decision, result, context)
             return result
 
     def _context(self, upstream: UpstreamSession, call: ToolCall) -> CallContext:
@@ -233,13 +233,15 @@ class Tap:
     def _finish(
         self,
         upstream: UpstreamSession,
-        call: ToolCall,
+        decision: Decision,
         result: dict[str, Any] | None,
         context: CallContext,
     ) -> None:
         """After each tapped call: the verdict, and the record (``None``: the call did not run)."""
         if upstream.sink is not None:
-            upstream.sink.update(upstream.core.verdict())
+            finding = bool(decision.flows or decision.controls or decision.reasons)
+            upstream.sink.changed(finding=finding or decision.action is not Action.ALLOW)
+        call = decision.call
         recorder = self.sessions.recorder
         if recorder is not None:
             recorder.record(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -39,32 +39,46 @@ def verdict_file(template: str, session: str) -> Path:
 
 
 class VerdictSink:
-    """Writes a session's latest verdict off the event loop, coalescing bursts.
+    """Writes a session's latest verdict off the event loop.
 
-    Every write is atomic (temp file + rename), so the file on disk is always a whole verdict.
+    A finding (a flow, a control, a denial, an error) is written at once; a change of the
+    counters alone waits up to ``QUIET_SECONDS`` for company, so that a busy session does not
+    rewrite its verdict on every call. The verdict is built on the event loop (where the core
+    lives) once per write, then serialised and written in a worker thread; every write is atomic
+    (temp file + rename), so the file on disk is always a whole verdict.
     """
 
-    def __init__(self, path: Path) -> None:
+    QUIET_SECONDS = 0.5
+
+    def __init__(self, path: Path, verdict: Callable[[], Verdict]) -> None:
         self.path = path
-        self._latest: dict[str, Any] | None = None
+        self._verdict = verdict
         self._written: dict[str, Any] | None = None
         self._changed = anyio.Event()
+        self._urgent = anyio.Event()
 
-    def update(self, verdict: Verdict) -> None:
-        self._latest = verdict_json(verdict)
+    def changed(self, *, finding: bool) -> None:
         self._changed.set()
+        if finding:
+            self._urgent.set()
 
     async def run(self) -> None:
         while True:
             await self._changed.wait()
-            self._changed = anyio.Event()
+            with anyio.move_on_after(self.QUIET_SECONDS):
+                await self._urgent.wait()
+            self._changed, self._urgent = anyio.Event(), anyio.Event()
             await self.flush()
 
     async def flush(self) -> None:
-        latest = self._latest
-        if latest is not None and latest != self._written:
-            await anyio.to_thread.run_sync(write_json_atomic, self.path, latest)
-            self._written = latest
+        latest = self._verdict()
+        await anyio.to_thread.run_sync(self._write, latest)
+
+    def _write(self, verdict: Verdict) -> None:
+        data = verdict_json(verdict)
+        if data != self._written:
+            write_json_atomic(self.path, data)
+            self._written = data
 
 
 class Recorder:
@@ -134,7 +148,8 @@ class Sessions:
             for server, names in self._quarantined.items():
                 for name in names:
                     core.controller.quarantine(Capability(server, name))
-            sink = VerdictSink(verdict_file(self._template, key)) if self._template else None
+            path = verdict_file(self._template, key) if self._template else None
+            sink = VerdictSink(path, core.verdict) if path is not None else None
             if sink is not None:
                 self._tg.start_soon(sink.run)
                 log.info("session %s: verdict at %s", key, sink.path)
@@ -171,7 +186,6 @@ class Sessions:
     async def flush(self) -> None:
         for session in self._sessions.values():
             if session.sink is not None:
-                session.sink.update(session.core.verdict())
                 await session.sink.flush()
 
     def verdict_paths(self) -> list[Path]:
