@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
@@ -20,8 +20,6 @@ from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import TypeAdapter
 
 from .. import __version__, guard
 from ..core.types import Action, Decision, ToolCall
@@ -32,6 +30,7 @@ from .denial import denied_result, unavailable_result
 from .downstream import Downstream, DownstreamError
 from .pinning import PinStore
 from .sessions import Sessions, UpstreamSession
+from .wire import NOTIFICATION, RESULT_TYPES, fitted, typed_request, without_envelope
 
 __all__ = ["ProxyServer", "Tap"]
 
@@ -104,7 +103,7 @@ class Tap:
         for method, params_type, handler in handlers:
             # Raw handlers: they receive the request's params untouched (``ctx.params``) and
             # return the downstream's result as it came (fitted to the host's protocol).
-            server.add_request_handler(method, params_type, _fitted(method, handler))
+            server.add_request_handler(method, params_type, fitted(method, handler))
         return server
 
     def attach(self, downstreams: list[Downstream]) -> None:
@@ -262,7 +261,7 @@ class Tap:
         inflight.append(entry)
         try:
             relay = progress if token is not None else None
-            return await downstream.request(method, _without_envelope(params), relay)
+            return await downstream.request(method, without_envelope(params), relay)
         finally:
             inflight.remove(entry)
 
@@ -335,7 +334,7 @@ class Tap:
         self, downstream: Downstream, method: str, params: dict[str, Any]
     ) -> dict[str, Any]:
         """Sampling, elicitation or roots from a downstream: ask the host whose call caused it."""
-        request = _typed_request(method, params)
+        request = typed_request(method, params)
         inflight = self._inflight.get(downstream.name)
         if inflight:
             peer, request_id = inflight[-1]
@@ -351,7 +350,7 @@ class Tap:
             if len(peers) != 1:
                 raise MCPError(types.INVALID_REQUEST, "no single host session to ask")
             peer, metadata = peers[0], None
-        result = await peer.send_request(request, _RESULT_TYPES[method], metadata=metadata)
+        result = await peer.send_request(request, RESULT_TYPES[method], metadata=metadata)
         answer: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return answer
 
@@ -386,77 +385,11 @@ class Tap:
         peer = upstream.peer
         if peer is None:
             return
-        notification = _NOTIFICATION.validate_python({"method": method, "params": params})
+        notification = NOTIFICATION.validate_python({"method": method, "params": params})
         try:
             await peer.send_notification(notification)
         except _PEER_GONE:
             upstream.peer = None  # the host session ended; it gets nothing more
-
-
-_NOTIFICATION: TypeAdapter[types.ServerNotification] = TypeAdapter(types.ServerNotification)
-_ELICIT_PARAMS: TypeAdapter[types.ElicitRequestParams] = TypeAdapter(types.ElicitRequestParams)
-_RESULT_TYPES: dict[str, Any] = {
-    "sampling/createMessage": types.CreateMessageResult,
-    "elicitation/create": types.ElicitResult,
-    "roots/list": types.ListRootsResult,
-}
-
-
-_CACHEABLE = {
-    "tools/list",
-    "resources/list",
-    "resources/templates/list",
-    "prompts/list",
-    "resources/read",
-}
-Handler = Callable[[Any, Any], Awaitable[dict[str, Any]]]
-
-
-def _fitted(method: str, handler: Handler) -> Handler:
-    """``handler`` whose results also satisfy a 2026-07-28 host.
-
-    Downstreams are spoken to with the handshake protocol, whose results lack the fields the
-    2026 protocol requires: every result's ``resultType``, and the caching directives of lists and
-    reads (set to "do not cache": cyclops cannot vouch for a downstream's freshness).
-    """
-
-    async def fitted(ctx: Any, params: Any) -> dict[str, Any]:
-        result = await handler(ctx, params)
-        if getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS:
-            return result
-        result = {"resultType": "complete", **result}
-        if method in _CACHEABLE:
-            result = {"ttlMs": 0, "cacheScope": "private", **result}
-        return result
-
-    return fitted
-
-
-_ENVELOPE_PREFIX = "io.modelcontextprotocol/"
-
-
-def _without_envelope(params: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The request's params without the host hop's 2026 envelope (protocol version, client info
-    and capabilities in ``_meta``): they describe the host's connection to cyclops, and a
-    handshake-era downstream refuses requests that carry them."""
-    meta = params.get("_meta")
-    if not isinstance(meta, dict) or not any(k.startswith(_ENVELOPE_PREFIX) for k in meta):
-        return params
-    kept = {k: v for k, v in meta.items() if not k.startswith(_ENVELOPE_PREFIX)}
-    rest = {k: v for k, v in params.items() if k != "_meta"}
-    return {**rest, "_meta": kept} if kept else rest
-
-
-def _typed_request(method: str, params: dict[str, Any]) -> Any:
-    if method == "sampling/createMessage":
-        return types.CreateMessageRequest(
-            params=types.CreateMessageRequestParams.model_validate(params)
-        )
-    if method == "elicitation/create":
-        return types.ElicitRequest(params=_ELICIT_PARAMS.validate_python(params))
-    if method == "roots/list":
-        return types.ListRootsRequest()
-    raise MCPError(types.METHOD_NOT_FOUND, f"Method not found: {method}")
 
 
 def _log_decision(session: str, decision: Decision) -> None:
