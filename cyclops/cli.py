@@ -24,6 +24,7 @@ from .proxy.http import HttpOptions, is_loopback, new_token
 from .proxy.pinning import PinError, PinStore, default_pins_dir
 from .proxy.run import ServeOptions, serve
 from .replay import replay, verdict_path
+from .scan import command as scan_cli
 from .trace import TraceError, parse_trace
 
 __all__ = ["main"]
@@ -131,6 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_pins_dir(approve)
 
     audit_cli.add_commands(commands)
+    scan_cli.add_commands(commands)
 
     demo = commands.add_parser(
         "demo",
@@ -194,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _pins(args)
         if args.command in audit_cli.COMMANDS:
             return audit_cli.run(args)
+        if args.command in scan_cli.COMMANDS:
+            return scan_cli.run(args)
     except (ConfigError, PinError, *audit_cli.ERRORS) as exc:
         print(f"cyclops: {exc}", file=sys.stderr)
         return EXIT_USAGE
