@@ -10,22 +10,18 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-import anyio
-
 from . import __version__, audit_cli
-from .config import load_patterns, read_text
+from .config import DEFAULT_ASK_TIMEOUT, DEFAULT_FILESYSTEM_SERVER, load_patterns, read_text
 from .core.tomlreader import ConfigError
 from .core.types import Mode
 from .core.verdict import Verdict
-from .demo import DEFAULT_FILESYSTEM_SERVER, run_demo
-from .proxy.approval import DEFAULT_ASK_TIMEOUT
-from .proxy.config import load_downstream
-from .proxy.http import HttpOptions, is_loopback, new_token
 from .proxy.pinning import PinError, PinStore, default_pins_dir
-from .proxy.run import ServeOptions, serve
 from .replay import replay, verdict_path
 from .scan import command as scan_cli
 from .trace import TraceError, parse_trace
+
+# The proxy, its HTTP front and the demo import the MCP SDK (most of a second); they are imported
+# by the commands that need them, so that `cyclops scan`, `replay` and `audit` start fast.
 
 __all__ = ["main"]
 
@@ -190,6 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return _serve(args)
         if args.command == "demo":
+            from .demo import run_demo  # noqa: PLC0415 (lazy)
+
             run_demo(args.mode, args.filesystem_server, args.workdir)
             return EXIT_OK
         if args.command == "pins":
@@ -227,6 +225,12 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import anyio  # noqa: PLC0415 (lazy)
+
+    from .proxy.config import load_downstream  # noqa: PLC0415 (lazy)
+    from .proxy.http import HttpOptions, is_loopback, new_token  # noqa: PLC0415 (lazy)
+    from .proxy.run import ServeOptions, serve  # noqa: PLC0415 (lazy)
+
     patterns = load_patterns(args.patterns)
     downstream = load_downstream(args.downstream, os.environ, patterns)
     http = None

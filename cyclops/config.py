@@ -8,9 +8,19 @@ from pathlib import Path
 from .core.patterns import Patterns, parse_patterns
 from .core.tomlreader import ConfigError
 
-__all__ = ["BUNDLED_PATTERNS", "load_patterns", "read_text"]
+__all__ = [
+    "BUNDLED_PATTERNS",
+    "DEFAULT_ASK_TIMEOUT",
+    "DEFAULT_FILESYSTEM_SERVER",
+    "load_patterns",
+    "read_text",
+]
 
 BUNDLED_PATTERNS = "<bundled patterns.toml>"
+DEFAULT_ASK_TIMEOUT = 120.0
+"""Seconds an ``ask`` waits for the user's answer before the call is denied."""
+DEFAULT_FILESYSTEM_SERVER = "npx --yes @modelcontextprotocol/server-filesystem@2026.8.31"
+"""The command ``cyclops demo`` starts the filesystem server with."""
 
 
 def read_text(path: Path) -> str:

@@ -24,15 +24,14 @@ import anyio
 from mcp import Client
 from mcp.server.lowlevel import Server
 
-from .config import load_patterns
+from .config import DEFAULT_FILESYSTEM_SERVER, load_patterns
 from .core.types import Action, Decision, Mode
 from .proxy.config import DownstreamConfig, ServerConfig, Transport
 from .proxy.run import ServeOptions, serve
 from .proxy.server import Tap
 
-__all__ = ["DEFAULT_FILESYSTEM_SERVER", "DemoResult", "run_demo"]
+__all__ = ["DemoResult", "run_demo"]
 
-DEFAULT_FILESYSTEM_SERVER = "npx --yes @modelcontextprotocol/server-filesystem@2026.8.31"
 FAKE_KEY = """-----BEGIN OPENSSH PRIVATE KEY-----
 b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW
 QyNTUxOQAAACDkX9vQ2m7PqT3wKZ8rYc1LhB5nVd4sJ0aGfE2uMxWyNgAAAJjT8kq00/JK

@@ -8,7 +8,8 @@ The provenance graph catches a flow across calls; these look at one call:
 4. **path** — a path argument outside the server's roots, or on a sensitive glob;
 5. **rate**, **budget**, **breaker** — too many calls, too many egress bytes to one destination,
    too many denials in the session;
-6. **pin** — the tool changed since it was pinned (the shell compares; the core is told).
+6. **pin** — the tool changed since it was pinned (the shell compares; the core is told);
+7. **tool** — a per-tool rule names it (the grants a ``cyclops scan`` cut revokes).
 
 Each finding names its rule or condition and carries the action the operator chose for it; the
 session takes the strictest action over flows and controls. Time comes in with the call.
@@ -90,7 +91,7 @@ class Controller:
     # -- checking and counting ---------------------------------------------------------------
 
     def check(self, view: CallView) -> list[ControlFinding]:
-        findings = [*self._pin(view), *self._limits(view)]
+        findings = [*self._pin(view), *self._tool_rules(view), *self._limits(view)]
         if view.egress:
             findings += self._secrets(view)
             findings += self._destinations(view)
@@ -112,6 +113,12 @@ class Controller:
         reason = self._quarantined.get(view.call.capability)
         if reason is not None:
             yield ControlFinding(ControlKind.PIN, reason, self.controls.pinning_action)
+
+    def _tool_rules(self, view: CallView) -> Iterator[ControlFinding]:
+        call = view.call
+        for rule in self.controls.tools:
+            if rule.servers.matches(call.server) and rule.tools.matches(call.tool):
+                yield ControlFinding(ControlKind.TOOL, rule.id, rule.action)
 
     def _limits(self, view: CallView) -> Iterator[ControlFinding]:
         call = view.call

@@ -10,7 +10,7 @@ from .regex import GlobSet, PathGlob, PathGlobSet, RegexError, normalize_path
 from .tomlreader import TableReader
 from .types import Action
 
-__all__ = ["Controls", "DestinationRules", "PathScope", "parse_controls"]
+__all__ = ["Controls", "DestinationRules", "PathScope", "ToolRule", "parse_controls"]
 
 ACTIONS = [a.value for a in Action]
 
@@ -43,6 +43,16 @@ class PathScope:
 
 
 @dataclass(frozen=True)
+class ToolRule:
+    """An action for every call of the matching tools (e.g. the grants a scan's cut revokes)."""
+
+    id: str
+    servers: GlobSet
+    tools: GlobSet
+    action: Action
+
+
+@dataclass(frozen=True)
 class Controls:
     secret_action: Action = Action.ALLOW
     """What a secret rule match in an egress call's arguments does on its own."""
@@ -54,6 +64,7 @@ class Controls:
     egress_budget_bytes: int = 0
     breaker_denials: int = 0
     pinning_action: Action = Action.DENY
+    tools: tuple[ToolRule, ...] = ()
 
     def action_for_secret(self, rule_id: str) -> Action:
         return self.secret_actions.get(rule_id, self.secret_action)
@@ -88,6 +99,7 @@ def parse_controls(table: TableReader) -> Controls:
         egress_budget_bytes=budget.integer("egress_bytes", 0),
         breaker_denials=breaker.integer("denials", 0),
         pinning_action=_action(pinning, "action", Action.DENY),
+        tools=tuple(_tool_rule(t) for t in table.tables("tools")),
     )
     for section in (budget, breaker, pinning):
         section.finish()
@@ -127,6 +139,19 @@ def _path_scope(table: TableReader) -> PathScope:
     )
     table.finish()
     return scope
+
+
+def _tool_rule(table: TableReader) -> ToolRule:
+    rule = ToolRule(
+        id=table.string("id"),
+        servers=_globs(table, "servers", ("*",)),
+        tools=_globs(table, "tools"),
+        action=_action(table, "action", Action.DENY),
+    )
+    if not rule.tools:
+        table.fail("tools", [], "a tool rule needs tool globs", "list the tools it is about")
+    table.finish()
+    return rule
 
 
 def _rate(table: TableReader) -> RateRule:

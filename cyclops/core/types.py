@@ -170,6 +170,9 @@ class ControlKind(StrEnum):
     """The session's breaker tripped after repeated denials (``rule``: ``breaker``)."""
     PIN = "pin"
     """The tool changed since it was pinned and is quarantined (``rule``: ``tool-changed``)."""
+    TOOL = "tool"
+    """A per-tool rule names the tool (``rule``: the rule's id), e.g. a cut ``cyclops scan``
+    found."""
 
 
 @dataclass(frozen=True, order=True)

@@ -19,11 +19,10 @@ from mcp.shared.exceptions import MCPError
 
 from ..core.types import ControlKind, Decision
 
-__all__ = ["DEFAULT_ASK_TIMEOUT", "Answer", "approval_message", "ask_user"]
+__all__ = ["Answer", "approval_message", "ask_user"]
 
 log = logging.getLogger("cyclops.proxy")
 
-DEFAULT_ASK_TIMEOUT = 120.0
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

@@ -128,7 +128,7 @@ def _server(t: TableReader, environ: Mapping[str, str], patterns: Patterns | Non
             command=_expand(t, "command", t.string("command"), environ),
             args=tuple(_expand(t, "args", a, environ) for a in t.strings("args", ())),
             env=_string_table(t, "env", environ),
-            cwd=t.string("cwd", None),
+            cwd=_expand(t, "cwd", cwd, environ) if (cwd := t.string("cwd", None)) else None,
             timeout=timeout,
         )
         if not server.command:

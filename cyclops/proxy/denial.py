@@ -53,6 +53,7 @@ _CONTROL_WORDS = {
     "can reset it (SIGUSR1)",
     ControlKind.PIN: "the tool changed since it was pinned ({rule}); approve it with "
     "`cyclops pins approve`",
+    ControlKind.TOOL: "tool rule {rule} names this tool",
 }
 
 

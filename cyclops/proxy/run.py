@@ -20,12 +20,12 @@ import anyio
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
+from ..config import DEFAULT_ASK_TIMEOUT
 from ..core.patterns import Patterns
 from ..core.pins import SuspicionKind, suspicious_descriptions
 from ..core.types import Decision, Label, Mode
 from ..report.export_sinks import ExportTarget
 from ..report.feed import DecisionFeed
-from .approval import DEFAULT_ASK_TIMEOUT
 from .config import DownstreamConfig
 from .downstream import Callbacks, Connect, Downstream, State
 from .hoststdin import host_stdin

@@ -22,9 +22,10 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 
 from .. import __version__, guard
+from ..config import DEFAULT_ASK_TIMEOUT
 from ..core.types import Action, Decision, ToolCall
 from ..trace import CallContext
-from .approval import DEFAULT_ASK_TIMEOUT, Answer, ask_user
+from .approval import Answer, ask_user
 from .catalog import Catalog
 from .denial import denied_result, unavailable_result
 from .downstream import Downstream, DownstreamError

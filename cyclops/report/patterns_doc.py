@@ -247,6 +247,7 @@ def _controls(patterns: Patterns) -> list[str]:
                 ("egress budget (bytes per destination)", str(c.egress_budget_bytes or "none")),
                 ("breaker (denials)", str(c.breaker_denials or "off")),
                 ("changed tools (pinning)", c.pinning_action.value),
+                ("tool rules", str(len(c.tools)) if c.tools else "none"),
             ],
         ),
     ]
@@ -257,6 +258,12 @@ def _controls(patterns: Patterns) -> list[str]:
             f"({scope.outside_action.value} outside), sensitive "
             f"{_codes(g.pattern for g in scope.sensitive.globs)} ({scope.sensitive_action.value}), "
             f"path keys {_globs(scope.keys)}.",
+        ]
+    for tool_rule in c.tools:
+        lines += [
+            "",
+            f"Tool rule `{tool_rule.id}`: {tool_rule.action.value} every call of tools "
+            f"{_globs(tool_rule.tools)} on servers {_globs(tool_rule.servers)}.",
         ]
     for rate in c.rates:
         per = "per session" if rate.per_session else "per tool"

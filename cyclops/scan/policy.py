@@ -8,10 +8,9 @@ appended to any patterns.toml (``cat patterns.toml scan-policy.toml > mine.toml`
   (no rule covered it: at run time it would otherwise have none) and (b) every tool the cut names.
   With it the proxy labels those tools as the scan did, and in ``--mode prevent`` the exfiltration
   rule denies every call through them that would complete a toxic flow;
-- the cut and the tools that are a route by themselves, as comments: patterns.toml has no table
-  yet that denies a tool outright or asks before one sends (``[flows.*] action`` is per flow
-  class, not per tool), so those are stated, not enforced. The comments say what to deny and
-  what to ask about.
+- one ``[[controls.tools]]`` rule per grant of the cut — ``deny`` for a read grant (its results
+  never reach the agent), ``ask`` for a write grant (the user approves each send) — and ``ask``
+  for every tool that is a route by itself: the cut, enforced on every call.
 
 Pure: a :class:`~cyclops.scan.analysis.ScanResult` in, TOML text out.
 """
@@ -32,6 +31,7 @@ _RULES = {
     RuntimeRule.DENY: "deny every call",
     RuntimeRule.ASK_BEFORE_SEND: "ask before it sends (deny when nobody answers)",
 }
+_ACTIONS = {RuntimeRule.DENY: "deny", RuntimeRule.ASK_BEFORE_SEND: "ask"}
 
 
 def policy_fragment(result: ScanResult) -> str:
@@ -45,7 +45,24 @@ def policy_fragment(result: ScanResult) -> str:
             why = "inferred" if tool.inferred else "cut"
             labels = ", ".join(json.dumps(label.value) for label in sorted(tool.labels))
             lines.append(f"{json.dumps(_literal_glob(tool.capability.tool))} = [{labels}]  # {why}")
+    for capability, rule in _enforced(result):
+        lines += [
+            "",
+            "[[controls.tools]]",
+            f"id = {json.dumps(f'scan-{capability.server}-{capability.tool}')}",
+            f"servers = [{json.dumps(_literal_glob(capability.server))}]",
+            f"tools = [{json.dumps(_literal_glob(capability.tool))}]",
+            f'action = "{_ACTIONS[rule]}"  # {_RULES[rule]}',
+        ]
     return "\n".join(lines) + "\n"
+
+
+def _enforced(result: ScanResult) -> list[tuple[Capability, RuntimeRule]]:
+    """The cut's grants and the self-contained routes, each with its run-time rule."""
+    rules = {grant.capability: runtime_rule(grant) for grant in result.cut.grants}
+    for capability in result.self_contained:
+        rules.setdefault(capability, RuntimeRule.ASK_BEFORE_SEND)
+    return sorted(rules.items())
 
 
 def _preamble(result: ScanResult) -> Iterator[str]:
@@ -61,11 +78,8 @@ def _preamble(result: ScanResult) -> Iterator[str]:
             f"# The minimum cut ({chosen.side.value} side): revoke these "
             f"{len(chosen.grants)} grants and no leak route remains."
         )
-        yield "# patterns.toml has no per-tool deny or ask yet, so this fragment cannot revoke"
-        yield "# them itself: revoke them at the host or the server (turn the tool off, narrow"
-        yield "# its scope), and keep cyclops in --mode prevent, where the roles below make the"
-        yield "# exfiltration rule deny every call through them that completes a toxic flow."
-        yield "# What each grant needs once per-tool actions exist:"
+        yield "# The [[controls.tools]] rules at the end enforce it on every call (in --mode"
+        yield "# prevent); better still, also revoke them at the host or the server."
         for grant in chosen.grants:
             rule = _RULES[runtime_rule(grant)]
             yield f"#   {grant.capability} ({grant.direction.value} grant): {rule}"
@@ -75,7 +89,8 @@ def _preamble(result: ScanResult) -> Iterator[str]:
             yield f"#   {capability}: {_RULES[RuntimeRule.ASK_BEFORE_SEND]}"
     yield "#"
     yield "# The roles below pin the labels the scan used, for tools no rule covered (inferred)"
-    yield "# and for the cut's tools, so that the proxy labels them as the scan did."
+    yield "# and for the cut's tools, so that the proxy labels them as the scan did; the"
+    yield "# [[controls.tools]] rules after them hold back the cut's tools."
 
 
 def _pinned(result: ScanResult) -> list[ToolLabels]:

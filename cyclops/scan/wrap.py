@@ -14,8 +14,8 @@ Rules:
    ``${workspaceFolder}``, or any other ``${...}``) stays the host's to resolve: it moves into the
    cyclops entry's ``env`` as ``CYCLOPS_HOST_<NAME>``, and downstream.toml reads
    ``${CYCLOPS_HOST_<NAME>}`` from cyclops's environment — so each server gets exactly the value
-   the host would have given it. downstream.toml does not expand ``cwd``, so a variable there is
-   refused. The file is written with mode 0600 (it may hold the env's secrets).
+   the host would have given it (in ``command``, ``args``, ``env``, ``cwd``, ``url`` and
+   ``headers``). The file is written with mode 0600 (it may hold the env's secrets).
 3. A config that already runs ``cyclops serve`` is not wrapped again; a leftover backup is never
    overwritten.
 4. Undo refuses when the host config changed since wrapping (it would lose the change) unless
@@ -74,7 +74,6 @@ class Refusal(StrEnum):
     NOTHING_TO_WRAP = "nothing_to_wrap"
     BACKUP_EXISTS = "backup_exists"
     DOWNSTREAM_EXISTS = "downstream_exists"
-    VARIABLE_IN_CWD = "variable_in_cwd"
     NOT_WRAPPED = "not_wrapped"
     NO_CYCLOPS_ENTRY = "no_cyclops_entry"
     CHANGED_SINCE_WRAP = "changed_since_wrap"
@@ -154,7 +153,7 @@ def plan_wrap(
             refusal=Refusal.NOTHING_TO_WRAP,
         )
     handed: dict[str, str] = {}
-    tables = [_table(host, server, handed) for server in host.servers]
+    tables = [_table(server, handed) for server in host.servers]
     downstream_text = _downstream_text(host, tables, downstream)
     parse_downstream(downstream_text, str(downstream), Unexpanded())  # it must load as written
     entry: dict[str, Any] = {"type": "stdio"} if host.format is HostFormat.VSCODE else {}
@@ -167,9 +166,7 @@ def plan_wrap(
     return WrapPlan(text, downstream_text, handed, host.servers)
 
 
-def _table(host: HostConfig, server: HostServer, handed: dict[str, str]) -> dict[str, Any]:
-    where = f"{host.format.servers_key}.{server.key}"
-
+def _table(server: HostServer, handed: dict[str, str]) -> dict[str, Any]:
     def carry(text: str) -> str:
         def one(match: re.Match[str]) -> str:
             expression = match.group(0)
@@ -191,16 +188,7 @@ def _table(host: HostConfig, server: HostServer, handed: dict[str, str]) -> dict
     if server.env:
         table["env"] = {k: carry(v) for k, v in server.env.items()}
     if server.cwd is not None:
-        if HOST_VARIABLE.search(server.cwd):
-            raise WrapError(
-                host.source,
-                f"{where}.cwd",
-                server.cwd,
-                "downstream.toml cannot take a host variable in cwd",
-                "write the directory itself, then wrap",
-                refusal=Refusal.VARIABLE_IN_CWD,
-            )
-        table["cwd"] = server.cwd
+        table["cwd"] = carry(server.cwd)
     return table
 
 

@@ -466,3 +466,23 @@ def test_a_bad_controls_section_is_refused_naming_its_key(toml: str, key: str) -
     with pytest.raises(ConfigError) as caught:
         parse_patterns(f"version = 1\n{toml}\n", "test.toml")
     assert caught.value.key == key
+
+
+# -- per-tool rules ------------------------------------------------------------------------------
+
+TOOL_RULE = """
+[[controls.tools]]
+id = "scan-cut"
+servers = ["notify"]
+tools = ["send_*"]
+action = "ask"
+"""
+
+
+def test_a_tool_rule_applies_to_every_call_of_the_tools_it_names(patterns: Patterns) -> None:
+    session = Session(with_controls(patterns, TOOL_RULE), Mode.PREVENT)
+    held = decide(session, "notify", "send_message", url="https://example.org", text="hi")
+    assert held.action is Action.ASK
+    assert kinds(held) == [(ControlKind.TOOL, "scan-cut")]
+    other_server = decide(session, "chat", "send_message", channel="x", text="hi")
+    assert not [c for c in other_server.controls if c.kind is ControlKind.TOOL]

@@ -66,3 +66,10 @@ def test_an_error_never_shows_an_expanded_secret() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_downstream(text, "d.toml", {"API_KEY": "s3cret-value"})
     assert "s3cret-value" not in str(caught.value)
+
+
+def test_a_variable_in_cwd_is_expanded_from_cyclops_environment(tmp_path: Path) -> None:
+    path = tmp_path / "downstream.toml"
+    path.write_text('[[server]]\nname = "a"\ncommand = "x"\ncwd = "${BASE}/work"\n')
+    config = load_downstream(path, {"BASE": "/srv"}, load_patterns())
+    assert config.servers[0].cwd == "/srv/work"

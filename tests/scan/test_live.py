@@ -102,6 +102,7 @@ def test_a_claude_desktop_config_is_scanned_live(
     config = tmp_path / "claude_desktop_config.json"
     servers = {
         "time": {"command": str(BIN / "mcp-server-time")},
+        "git": {"command": str(BIN / "mcp-server-git")},
         "web": {"command": sys.executable, "args": ["-m", "cyclops.examples.servers.web"]},
         "notify": {"command": sys.executable, "args": ["-m", "cyclops.examples.servers.notify"]},
     }
@@ -110,6 +111,6 @@ def test_a_claude_desktop_config_is_scanned_live(
     code = main(["scan", str(config), "--json", "--timeout", "60", "--save-tools", str(saved)])
     report = json.loads(capsys.readouterr().out)
     assert code == 1
-    assert [s["name"] for s in report["servers"]] == ["time", "web", "notify"]
+    assert [s["name"] for s in report["servers"]] == ["time", "git", "web", "notify"]
     assert [g["tool"] for g in report["cut"]["grants"]] == ["notify/send_message", "web/fetch_page"]
     assert [s.name for s in parse_snapshot(saved.read_text(), str(saved)).servers] == list(servers)

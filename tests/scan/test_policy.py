@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from cyclops.core.patterns import parse_patterns
-from cyclops.core.types import Label
-from cyclops.scan.analysis import scan
+from cyclops.core.session import Session
+from cyclops.core.types import Action, ControlKind, Label, Mode, ToolCall
+from cyclops.scan.analysis import RuntimeRule, runtime_rule, scan
 from cyclops.scan.policy import ROLE_PREFIX, policy_fragment
 from cyclops.scan.snapshot import ServerTools, Snapshot, ToolSpec, parse_snapshot
 
@@ -84,3 +85,19 @@ def test_the_pinned_role_matches_only_its_own_server_and_tool() -> None:
     assert glob.matches("get*customer?[x]")
     assert not glob.matches("getXcustomerY[x]")
     assert labels == {Label.SENSITIVE}
+
+
+def test_the_fragment_enforces_the_cut_on_every_call_at_run_time() -> None:
+    snap = parse_snapshot(REAL.read_text(), str(REAL))
+    patterns = parse_patterns(bundled(), "bundled")
+    result = scan(snap, patterns)
+    assert result.cut.grants
+    merged = parse_patterns(bundled() + "\n" + policy_fragment(result), "merged")
+    for grant in result.cut.grants:
+        session = Session(merged, Mode.PREVENT)
+        decision = session.decide(ToolCall(grant.capability.server, grant.capability.tool, {}))
+        tool_rules = [c for c in decision.controls if c.kind is ControlKind.TOOL]
+        assert [c.action for c in tool_rules] == [
+            Action.DENY if runtime_rule(grant) is RuntimeRule.DENY else Action.ASK
+        ]
+        assert decision.action in (Action.DENY, Action.ASK)

@@ -145,11 +145,6 @@ def test_a_host_config_already_behind_cyclops_is_not_wrapped_again(tmp_path: Pat
         pytest.param(
             lambda c: c.write_text('{"mcpServers": {}}'), Refusal.NOTHING_TO_WRAP, id="no servers"
         ),
-        pytest.param(
-            lambda c: c.write_text('{"mcpServers": {"s": {"command": "x", "cwd": "${HOME}"}}}'),
-            Refusal.VARIABLE_IN_CWD,
-            id="variable in cwd",
-        ),
     ],
 )
 def test_wrap_refuses_rather_than_overwrite_or_guess(
@@ -162,6 +157,14 @@ def test_wrap_refuses_rather_than_overwrite_or_guess(
         wrap(config)
     assert error.value.refusal is refusal
     assert config.read_bytes() == before
+
+
+def test_a_host_variable_in_cwd_is_handed_over_like_one_in_args(tmp_path: Path) -> None:
+    config = place(tmp_path, "claude")
+    config.write_text('{"mcpServers": {"s": {"command": "x", "cwd": "${HOME}/work"}}}')
+    plan, _ = wrap(config)
+    assert plan.handed_over == {"CYCLOPS_HOST_HOME": "${HOME}"}
+    assert 'cwd = "${CYCLOPS_HOST_HOME}/work"' in plan.downstream_text
 
 
 def test_undo_refuses_to_lose_a_later_change_unless_forced(tmp_path: Path) -> None:
