@@ -26,31 +26,36 @@ Rules of the index:
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import is_not, not_
 from typing import TypeVar
 
+from .distinctive import (
+    distinctive_tokens,
+    identifiers,
+    locators,
+    prose_words,
+    prose_words_at,
+    secret_like,
+    trim_partial_words,
+    whole_word,
+    wordy,
+)
 from .patterns import ProvenanceSettings
-from .text import WORD, entropy, is_common, tokens
+from .text import WORD, is_common
 from .types import Label
 
-__all__ = ["FingerprintIndex", "Hit", "HitKind", "Segment", "identifier", "identifiers", "locators"]
+__all__ = ["FingerprintIndex", "Hit", "HitKind", "Segment"]
 
 _K = TypeVar("_K", int, str)
 _OFFSET_BITS = 24  # packed posting: segment id << 24 | offset
 _OFFSET_MASK = (1 << _OFFSET_BITS) - 1
-
-_DIGIT = re.compile(r"\d")
-_MAX_LOCATOR = 320
-_DOMAIN = re.compile(r"(?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24}")
-_EMAIL = re.compile(r"[a-z0-9._%+-]{1,64}@((?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24})")
-_HANDLE = re.compile(r"[@#][a-z0-9_][a-z0-9_.-]{2,40}")
 
 
 class HitKind(StrEnum):
@@ -99,67 +104,6 @@ class Hit:
     """For high-value and locator hits: the matched value (kept in memory, never reported)."""
 
 
-def locators(text: str) -> set[str]:
-    """Hosts, domains, e-mail addresses and @handles/#channels named in canonical text."""
-    found: set[str] = set()
-    for piece in text.split():
-        if len(piece) > _MAX_LOCATOR or not ("." in piece or "@" in piece or "#" in piece):
-            continue
-        for token in _LOCATOR_SPLIT.split(piece):
-            found.update(_locators_in(token.strip(".:!?*")))
-    return {loc for loc in found if _distinctive_locator(loc)}
-
-
-_LOCATOR_SPLIT = re.compile(r"[\"'`()\[\]{}<>,;|=&]")
-
-
-def _locators_in(token: str) -> Iterator[str]:
-    if "://" in token:
-        host = token.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0]
-        if _DOMAIN.fullmatch(host):
-            yield host
-        return
-    email = _EMAIL.fullmatch(token)
-    if email:
-        yield token
-        yield email.group(1)
-    elif _HANDLE.fullmatch(token):
-        yield token
-    else:
-        host = token.split("/", 1)[0]
-        if _DOMAIN.fullmatch(host):
-            yield host
-
-
-def _distinctive_locator(locator: str) -> bool:
-    return any(not is_common(w) for w in WORD.findall(locator))
-
-
-_EDGE_PUNCTUATION = ".,;:!?()[]{}<>\"'`*"
-_INNER_SYMBOLS = frozenset("-_/.:@")
-
-
-def identifier(value: str) -> str | None:
-    """A short value as an identifier worth matching whole (``PR-633``, ``#633``, a branch, an
-    IBAN), or None: at least 3 characters, with a digit or an inner symbol, not a common word."""
-    token = value.strip().strip(_EDGE_PUNCTUATION).lstrip("#@")
-    if not 3 <= len(token) <= 128 or any(c.isspace() for c in token):
-        return None
-    if not (any(c.isdigit() for c in token) or _INNER_SYMBOLS.intersection(token)):
-        return None
-    return None if is_common(token) else token
-
-
-_IDENTIFIER_HINT = re.compile(r"[0-9/_.:@-]")
-
-
-def identifiers(text: str) -> set[str]:
-    """Every identifier among the whitespace-separated words of canonical ``text``."""
-    hint = _IDENTIFIER_HINT.search
-    candidates = {word for word in text.split() if hint(word)}
-    return {token for token in map(identifier, candidates) if token is not None}
-
-
 class FingerprintIndex:
     def __init__(self, settings: ProvenanceSettings, max_fingerprints: int) -> None:
         self._s = settings
@@ -191,21 +135,14 @@ class FingerprintIndex:
         sensitive = Label.SENSITIVE in labels
         seg_id = self._next_id
         self._next_id += 1
-        found = list(self._distinctive_tokens(text)) if sensitive else []
-        spans = [(a, b) for a, b, _ in found]
-        secretish = [
-            part
-            for a, b, _ in found
-            for part in _value_parts(text, a, b)
-            if _mixed(text[part[0] : part[1]])
-            and entropy(text[part[0] : part[1]]) >= self._s.secret_entropy
-        ]
+        spans = distinctive_tokens(text, self._s) if sensitive else []
+        secretish = secret_like(text, spans, self._s.secret_entropy)
         family_id = seg_id if family is None else family
         # Only private text is kept: it is what copies are verified and measured against.
         kept = text if sensitive else ""
         segment = Segment(seg_id, call, labels, kept, secretish=secretish, family=family_id)
         if sensitive:
-            self._add_grams(segment, text, spans, window=1)
+            self._add_grams(segment, text, spans)
             self._add_shingles(segment, text)
             for value in high_value:
                 self._post_exact(value, segment)
@@ -221,88 +158,83 @@ class FingerprintIndex:
             self._evict()
         return seg_id
 
-    def _distinctive_tokens(self, text: str) -> list[tuple[int, int, float]]:
-        """Start, end and entropy of every distinctive token of ``text``."""
-        s = self._s
-        found = []
-        for start, end in tokens(text, s.min_token_length):
-            token = text[start:end]
-            if token.isalpha():
-                continue  # one plain word, however long, is not distinctive
-            if not _DIGIT.search(token) and all(is_common(w) for w in WORD.findall(token)):
-                continue
-            bits = entropy(token)
-            if bits >= s.min_token_entropy:
-                found.append((start, end, bits))
-        return self._without_opaque(text, found)
-
-    def _without_opaque(
-        self, text: str, found: list[tuple[int, int, float]]
-    ) -> list[tuple[int, int, float]]:
-        """``found`` minus the opaque ids, checked in one pass (one token per line)."""
-        opaque = self._s.opaque_id
-        if opaque is None or not found:
-            return found
-        joined = "\n".join(text[a:b] for a, b, _ in found)
-        starts = list(accumulate((b - a + 1 for a, b, _ in found), initial=0))
-        hit = {bisect_right(starts, start) - 1 for start, _ in opaque.spans(joined)}
-        return [token for i, token in enumerate(found) if i not in hit]
-
-    def _add_grams(
-        self, seg: Segment, text: str, spans: list[tuple[int, int]], window: int
-    ) -> None:
-        grams, boilerplate, added = self._grams, self._boilerplate, seg.grams
-        base = seg.id << _OFFSET_BITS
-        for start, end in spans:
-            for offset, key in self._token_grams(seg, text, start, end, window):
-                if key in grams:
-                    if self._post(grams, key, seg, offset):
-                        added.append(key)
-                elif key not in boilerplate:  # the common case, inlined: a new fingerprint
-                    grams[key] = base | min(offset, _OFFSET_MASK)
-                    added.append(key)
-
-    def _token_grams(
-        self, seg: Segment, text: str, start: int, end: int, window: int
-    ) -> list[tuple[int, int]]:
-        """(offset, hash) of the k-grams of one token worth keeping."""
+    def _add_grams(self, seg: Segment, text: str, spans: list[tuple[int, int]]) -> None:
+        """The k-grams at every position of the distinctive tokens."""
         k = self._s.kgram
-        positions = range(start, end - k + 1)
-        if window > 1:
-            return [
-                (start + i, h)
-                for i, h in _winnow([hash(text[p : p + k]) for p in positions], window)
-            ]
-        if _within(seg.secretish, start, end):
-            return [(p, hash(text[p : p + k])) for p in positions]
-        # Inside an identifier (``object.__getitem__``) a k-gram of letters only is a piece of
-        # an ordinary word; a copy of the identifier is found by the k-grams across its symbols.
-        return [(p, hash(g)) for p in positions if not (g := text[p : p + k]).isalpha()]
+        keys: list[int] = []
+        offsets: list[int] = []
+        for start, end in spans:
+            positions = range(start, end - k + 1)
+            grams = [text[p : p + k] for p in positions]
+            if _within(seg.secretish, start, end):
+                keys += map(hash, grams)
+                offsets += positions
+                continue
+            # Inside an identifier (``object.__getitem__``) a k-gram of letters only is a piece
+            # of an ordinary word; a copy of the identifier is found by the k-grams across its
+            # symbols.
+            keep = list(map(not_, map(str.isalpha, grams)))
+            keys += map(hash, compress(grams, keep))
+            offsets += compress(positions, keep)
+        seg.grams.extend(self._post_all(self._grams, seg, keys, offsets, boilerplate=True))
 
     def _add_shingles(self, seg: Segment, text: str) -> None:
         """Winnowed shingles of ``shingle_words`` words holding enough uncommon ones: any copy
         of ``shingle_words + shingle_window - 1`` words shares one."""
         n, wanted = self._s.shingle_words, self._s.min_uncommon_words
-        spans = _prose_words(text)
-        words = [text[a:b] for a, b in spans]
-        uncommon = [len(w) > 2 and not is_common(w) for w in words]
-        keys: list[int] = []
-        starts: list[int] = []
-        running = sum(uncommon[: n - 1])
-        for i in range(len(words) - n + 1):
-            running += uncommon[i + n - 1]
-            if running >= wanted:
-                keys.append(hash(tuple(words[i : i + n])))
-                starts.append(spans[i][0])
-            running -= uncommon[i]
-        table, added = self._shingles, seg.shingles
-        for offset, key in _winnow(keys, self._s.shingle_window):
-            if key in table:
-                if self._post(table, key, seg, starts[offset]):
-                    added.append(key)
+        words, starts = prose_words_at(text)
+        if len(words) < n:
+            return
+        uncommon = [len(word) > 2 and not is_common(word) for word in words]
+        # How many of the n words from each position on are uncommon, from running totals.
+        totals = list(accumulate(uncommon, initial=0))
+        chosen = [
+            after - before >= wanted for after, before in zip(totals[n:], totals[:-n], strict=True)
+        ]
+        keys = list(map(hash, compress(_shingles_of(words, n), chosen)))
+        where = list(compress(starts, chosen))
+        winnowed = _winnow(keys, self._s.shingle_window)
+        hashes = list(map(keys.__getitem__, winnowed))
+        picked = list(map(where.__getitem__, winnowed))
+        seg.shingles.extend(self._post_all(self._shingles, seg, hashes, picked, boilerplate=False))
+
+    def _post_all(
+        self,
+        table: dict[int, int | list[int]],
+        seg: Segment,
+        keys: list[int],
+        offsets: list[int],
+        *,
+        boilerplate: bool,
+    ) -> list[int]:
+        """What :meth:`_post` does key by key, for a new segment's keys at once (each at its
+        first offset); the keys it added. ``boilerplate``: keys dropped as boilerplate stay
+        out."""
+        base = seg.id << _OFFSET_BITS
+        if offsets and max(offsets) > _OFFSET_MASK:
+            offsets = [min(offset, _OFFSET_MASK) for offset in offsets]
+        # Built backwards, so that each key keeps its first offset.
+        first = {key: base | offset for key, offset in zip(keys[::-1], offsets[::-1], strict=True)}
+        get = table.get
+        dropped = self._boilerplate if boilerplate else ()
+        limit = self._s.max_sources_per_fingerprint
+        added: list[int] = []
+        for key, posting in first.items():
+            current = get(key)
+            if current is None:
+                if key in dropped:
+                    continue
+                table[key] = posting
+            elif isinstance(current, int):
+                table[key] = [current, posting]
+            elif len(current) < limit:
+                current.append(posting)
             else:
-                table[key] = seg.id << _OFFSET_BITS | min(starts[offset], _OFFSET_MASK)
-                added.append(key)
+                del table[key]
+                self._boilerplate.add(key)
+                continue
+            added.append(key)
+        return added
 
     def _post_exact(self, value: str, seg: Segment) -> None:
         if value not in seg.exact and self._post(self._exact, value, seg, 0):
@@ -356,12 +288,12 @@ class FingerprintIndex:
     def fragments(self, text: str) -> Iterator[Hit]:
         """Hits for pieces of indexed results that canonical ``text`` carries."""
         k = self._s.kgram
+        found = list(
+            map(self._grams.get, map(hash, [text[i : i + k] for i in range(len(text) - k + 1)]))
+        )
         covered: dict[int, int] = {}  # segment -> query position up to which it is matched
-        for i in range(len(text) - k + 1):
-            value = self._grams.get(hash(text[i : i + k]))
-            if value is None:
-                continue
-            for posting in [value] if isinstance(value, int) else value:
+        for i in compress(range(len(found)), map(is_not, found, repeat(None))):
+            for posting in _postings(found[i]):
                 seg = self._segments.get(posting >> _OFFSET_BITS)
                 if seg is None or covered.get(seg.id, -1) > i:
                     continue
@@ -386,22 +318,19 @@ class FingerprintIndex:
             end -= 1
         if _within(seg.secretish, start, end):
             # A piece of a secret-like token counts as cut, however short, if it is no word.
-            if end - start < self._s.min_fragment and _whole_word(source, start, end):
+            if end - start < self._s.min_fragment and whole_word(source, start, end):
                 return None
         else:
-            start, end = _trim_partial_words(source, start, end)
-            if end - start < self._s.min_fragment or _wordy(source, start, end):
+            start, end = trim_partial_words(source, start, end)
+            if end - start < self._s.min_fragment or wordy(source, start, end):
                 return None  # words in common ("on sequence", "research") are no copied data
         return Hit(seg.id, seg.call, seg.labels, HitKind.FRAGMENT, start, end)
 
     def shingles(self, text: str) -> Iterator[Hit]:
         n = self._s.shingle_words
-        words = [text[a:b] for a, b in _prose_words(text)]
-        for i in range(len(words) - n + 1):
-            value = self._shingles.get(hash(tuple(words[i : i + n])))
-            if value is None:
-                continue
-            for posting in [value] if isinstance(value, int) else value:
+        words = prose_words(text)
+        for value in map(self._shingles.get, map(hash, _shingles_of(words, n))):
+            for posting in _postings(value):
                 seg = self._segments.get(posting >> _OFFSET_BITS)
                 if seg is not None:
                     span = _shingle_span(seg.text, posting & _OFFSET_MASK, n)
@@ -410,113 +339,43 @@ class FingerprintIndex:
     def exact(self, values: Iterable[str], kind: HitKind) -> Iterator[Hit]:
         """Hits for whole values (high-value tokens, locators) found in indexed results."""
         for value in values:
-            found = self._exact.get(value)
-            if found is None:
-                continue
-            for posting in [found] if isinstance(found, int) else found:
+            for posting in _postings(self._exact.get(value)):
                 seg = self._segments.get(posting >> _OFFSET_BITS)
                 if seg is not None:
                     yield Hit(seg.id, seg.call, seg.labels, kind, value=value)
 
 
-def _winnow(hashes: list[int], window: int) -> list[tuple[int, int]]:
-    """(offset, hash) of the minimum of every window of ``window`` consecutive hashes.
+def _postings(value: int | list[int] | None) -> list[int]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, int) else value
+
+
+def _shingles_of(words: list[str], n: int) -> Iterator[tuple[str, ...]]:
+    """Every run of ``n`` consecutive words; its hash is its key."""
+    return zip(*[words[i:] for i in range(n)], strict=False)
+
+
+def _winnow(hashes: list[int], window: int) -> list[int]:
+    """The offsets of the minimum of every window of ``window`` consecutive hashes, in order.
 
     Any run of ``window`` k-grams keeps at least one fingerprint, so a copy of
-    ``kgram + window - 1`` characters always shares one. The sliding minimum is built by
-    doubling with ``map(min, ...)`` so that the work stays in C.
+    ``kgram + window - 1`` characters always shares one. The sliding minimum is taken with
+    ``map(min, ...)`` over shifted lists so that the work stays in C.
     """
     if window <= 1:
-        return list(enumerate(hashes))
+        return list(range(len(hashes)))
     if len(hashes) <= window:
-        return [(hashes.index(min(hashes)), min(hashes))] if hashes else []
-    mins, size = hashes, 1
-    while size * 2 <= window:
-        mins = list(map(min, mins, mins[size:]))
-        size *= 2
-    if size < window:
-        mins = list(map(min, mins, mins[window - size :]))
-    where = dict(zip(hashes, range(len(hashes)), strict=True))
-    return sorted((where[h], h) for h in set(mins))
-
-
-_LONG_WORDY = 24
-
-
-def _trim_partial_words(text: str, start: int, end: int) -> tuple[int, int]:
-    """Shrink a span that starts or ends inside a word of ``text`` to whole words, and drop
-    what is not a letter or digit at its ends (``quence on sequen`` → ``on``). Only words of
-    letters are trimmed: a cut through ``de3276668260918...`` is a piece of a number."""
-    if start > 0 and text[start - 1].isalpha():
-        while start < end and text[start].isalpha():
-            start += 1
-    if end < len(text) and text[end].isalpha():
-        while end > start and text[end - 1].isalpha():
-            end -= 1
-    while start < end and not text[start].isalnum():
-        start += 1
-    while end > start and not text[end - 1].isalnum():
-        end -= 1
-    return start, end
-
-
-def _wordy(text: str, start: int, end: int) -> bool:
-    """Letters and spaces only, and short: a few words any two texts may share."""
-    return end - start < _LONG_WORDY and all(c.isalpha() or c.isspace() for c in text[start:end])
-
-
-def _whole_word(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` is letters only and a whole word of ``text``."""
-    return (
-        (start == 0 or not text[start - 1].isalpha())
-        and (end == len(text) or not text[end].isalpha())
-        and text[start:end].isalpha()
-    )
-
-
-_STRUCTURE = re.compile(r"[=:/,;]+")
-
-
-def _value_parts(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """The parts of a token between structural separators: ``region=eu-west-1`` is a key and a
-    value, ``host:5432:db:user:pw`` five fields; each is judged on its own."""
-    position = start
-    for separator in _STRUCTURE.finditer(text, start, end):
-        if separator.start() > position:
-            yield position, separator.start()
-        position = separator.end()
-    if end > position:
-        yield position, end
-
-
-def _mixed(token: str) -> bool:
-    """Random-looking, as keys, passwords, codes and IBANs are; words, names and identifiers
-    (``collections.abc``, ``object.__getattr__``) are not. Either the kind of character
-    (letter, digit, symbol; ``_.-`` count as letters) switches three times or more, or there
-    are at least four digits among letters."""
-    runs = _KIND_RUNS.findall(token)
-    if len(runs) >= 4:  # three switches
-        return True
-    digits = sum(len(r) for r in runs if r[0].isdigit())
-    return digits >= 4 and sum(1 for c in token if c.isalpha()) >= 2
-
-
-# Runs of one kind of character: digits, letters (with ``_.-``), anything else.
-_KIND_RUNS = re.compile(r"[0-9]+|(?:[^\W0-9]|[.-])+|[^\w.-]+")
+        return [hashes.index(min(hashes))] if hashes else []
+    mins = map(min, *[hashes[i:] for i in range(window)])
+    where = dict(zip(hashes, range(len(hashes)), strict=True))  # a repeated hash: its last offset
+    return sorted(map(where.__getitem__, set(mins)))
 
 
 def _within(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     """Whether [start, end) lies inside one of the sorted, disjoint ``spans``."""
     i = bisect_right(spans, (start, _OFFSET_MASK)) - 1
     return i >= 0 and spans[i][0] <= start and end <= spans[i][1]
-
-
-_LETTERS = re.compile(r"(?<![^\W_])[^\W\d_]+(?![^\W_])")
-
-
-def _prose_words(text: str) -> list[tuple[int, int]]:
-    """Spans of the words made of letters only: ids and numbers are the k-grams' business."""
-    return [m.span() for m in _LETTERS.finditer(text)]
 
 
 def _shingle_span(text: str, start: int, n: int) -> tuple[int, int]:
@@ -536,9 +395,7 @@ def _forget(table: dict[_K, int | list[int]], keys: Iterable[_K], seg_id: int) -
         value = table.get(key)
         if value is None:
             continue
-        kept = [
-            p for p in ([value] if isinstance(value, int) else value) if p >> _OFFSET_BITS != seg_id
-        ]
+        kept = [p for p in _postings(value) if p >> _OFFSET_BITS != seg_id]
         if not kept:
             del table[key]
         else:

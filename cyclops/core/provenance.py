@@ -24,7 +24,8 @@ import networkx as nx
 
 from .arguments import ArgLeaf
 from .canon import clean, matchable
-from .fingerprints import FingerprintIndex, Hit, HitKind, identifier, identifiers, locators
+from .distinctive import identifier, identifiers, locators
+from .fingerprints import FingerprintIndex, Hit, HitKind
 from .patterns import Patterns
 from .secretscan import SecretFinding, SecretScanner, high_values
 from .types import ArgPath, Capability, Label

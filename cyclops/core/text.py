@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
 from functools import lru_cache
 
 from .commonwords import COMMON_WORDS
@@ -14,34 +13,50 @@ __all__ = ["WORD", "countable_chars", "entropy", "is_common", "tokens", "words"]
 
 # Tokens are what a copy keeps together: runs without whitespace, quotes or brackets. A URL's
 # scheme is cut off so that every URL does not share "https://" with every other.
-_TOKEN_CHARS = r"""[^\s"'`()\[\]{}<>,;|]"""
+_TOKEN_BREAKS = "\"'`()[]{}<>,;|"
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]{1,15}://")
 WORD = re.compile(r"[^\W_]+")
 
 
+_SHORT = 64
+# n * log2(n) and log2(n), the very floats the formula computes, for the lengths of most tokens.
+_N_LOG2_N = [n * math.log2(n) if n else 0.0 for n in range(_SHORT + 1)]
+_LOG2 = [math.log2(n) if n else 0.0 for n in range(_SHORT + 1)]
+
+
 def entropy(text: str) -> float:
     """Shannon entropy in bits per character."""
-    if not text:
-        return 0.0
     total = len(text)
+    if not total:
+        return 0.0
+    if total <= _SHORT:
+        # Counted in C, in order of first appearance as Counter does: the same sum, bit for bit.
+        counts = map(text.count, dict.fromkeys(text))
+        return _LOG2[total] - sum(map(_N_LOG2_N.__getitem__, counts)) / total
     return math.log2(total) - sum(n * math.log2(n) for n in Counter(text).values()) / total
 
 
-@lru_cache(maxsize=8)
-def _token_regex(min_length: int) -> re.Pattern[str]:
-    # A fixed-width lower bound keeps the scan linear and skips short words in C.
-    return re.compile(f"{_TOKEN_CHARS}{{{max(1, min_length)},}}")
-
-
-def tokens(text: str, min_length: int = 1) -> Iterator[tuple[int, int]]:
+def tokens(text: str, min_length: int = 1) -> list[tuple[int, int]]:
     """Spans of the tokens of ``text`` at least ``min_length`` long (a URL's scheme excluded)."""
-    for match in _token_regex(min_length).finditer(text):
-        start, end = match.span()
-        scheme = _SCHEME.match(text, start, end)
-        if scheme:
-            start = scheme.end()
-        if end - start >= min_length:
-            yield start, end
+    # str.replace and str.split cut the text in C, many times faster than a regex; only the
+    # tokens long enough are then looked for, each after the one before.
+    spaced = text
+    for char in _TOKEN_BREAKS:
+        if char in spaced:
+            spaced = spaced.replace(char, " ")
+    spans = []
+    end = 0
+    for token in spaced.split():
+        if len(token) < min_length:
+            continue
+        start = spaced.find(token, end)
+        end = start + len(token)
+        if "://" in token and (scheme := _SCHEME.match(token)):
+            if end - start - scheme.end() >= min_length:
+                spans.append((start + scheme.end(), end))
+        else:
+            spans.append((start, end))
+    return spans
 
 
 def words(text: str) -> list[tuple[int, int]]:

@@ -76,6 +76,7 @@ _MIN_SEGMENT = 8
 _MIN_WHOLE = 4
 # Base64 runs of 8-11 characters (6-8 bytes: a code, a PIN) standing alone, with a digit or a
 # lower-case letter before an upper-case one (not a word, not a Capitalised one).
+_SHORT_RUN_MIN, _SHORT_RUN_MAX = 8, 11
 _SHORT_BASE64 = re.compile(
     r"(?<![A-Za-z0-9+/_-])"
     r"(?=[A-Za-z+/_-]{0,10}[0-9]|[A-Za-z0-9+/_-]{0,9}[a-z][A-Za-z0-9+/_-]{0,9}[A-Z])"
@@ -109,7 +110,14 @@ _IDENTIFIER_PIECE = re.compile(r"[a-z]*(?:[A-Z][a-z]*)*[0-9]*")
 
 
 def _pieces_match(run: str, piece: re.Pattern[str]) -> bool:
+    # Lower-case words between separators are pieces of both kinds: no regex needed.
+    letters = run.translate(_DROP_RUN_SEPARATORS)
+    if letters.isalpha() and letters.islower():
+        return True
     return all(piece.fullmatch(part) for part in _RUN_SEPARATORS.split(run))
+
+
+_DROP_RUN_SEPARATORS = str.maketrans("", "", "-_/+")
 
 
 _MAX_PLAIN_RUN = 256
@@ -226,10 +234,17 @@ def _worth_keeping(source: str, decoded: str) -> bool:
 
 
 def _base64(form: str, search: _Search) -> Iterator[str]:
+    marked = _marked(form, _BASE64_MARKS)
     if search.limits.short_runs:
-        for short in _SHORT_BASE64.findall(form):
-            yield from _short_reading(short, _base64_bytes)
-    for run in search.fresh_runs("base64", _runs(form, _BASE64_MARKS, search.limits.min_run)):
+        # Only a run of 8 to 11 characters standing alone can match: the regex runs there.
+        for start, end in _run_spans(marked, _SHORT_RUN_MIN):
+            run = form[start:end]
+            if len(run) > _SHORT_RUN_MAX or (run.isalpha() and run.islower()):
+                continue
+            if short := _SHORT_BASE64.match(form, start, end + 3):  # "==" and one more
+                yield from _short_reading(short.group(1), _base64_bytes)
+    runs = (form[start:end] for start, end in _run_spans(marked, search.limits.min_run))
+    for run in search.fresh_runs("base64", runs):
         plain = len(run) <= _MAX_PLAIN_RUN
         if plain and _pieces_match(run, _WORD_PIECE):
             continue
@@ -272,17 +287,27 @@ def _hex(form: str, search: _Search) -> Iterator[str]:
 
 
 def _runs(form: str, marks: bytes, min_run: int) -> Iterator[str]:
-    """Maximal runs of ``min_run`` or more characters that ``marks`` maps to 1.
+    """Maximal runs of ``min_run`` or more characters that ``marks`` maps to 1."""
+    return (form[start:end] for start, end in _run_spans(_marked(form, marks), min_run))
+
+
+def _marked(form: str, marks: bytes) -> bytes:
+    """One byte per character of ``form``: what ``marks`` maps it to (a character that is not
+    ASCII to what it maps ``?`` to).
 
     bytes.translate and bytes.find scan ten times faster than a regex character class.
     """
-    marked = form.encode("ascii", "replace").translate(marks)  # one byte per character
+    return form.encode("ascii", "replace").translate(marks)
+
+
+def _run_spans(marked: bytes, min_run: int) -> Iterator[tuple[int, int]]:
+    """Start and end of the maximal runs of ``min_run`` or more 1s in ``marked``."""
     seed = b"\x01" * min_run
     start = marked.find(seed)
     while start >= 0:
         end = marked.find(b"\x00", start + min_run)
         end = len(marked) if end < 0 else end
-        yield form[start:end]
+        yield start, end
         start = marked.find(seed, end)
 
 

@@ -4,7 +4,8 @@ import pytest
 
 from cyclops.config import load_patterns
 from cyclops.core.canon import clean, matchable
-from cyclops.core.fingerprints import FingerprintIndex, HitKind, identifier, locators
+from cyclops.core.distinctive import identifier, locators
+from cyclops.core.fingerprints import FingerprintIndex, HitKind
 from cyclops.core.patterns import ProvenanceSettings
 from cyclops.core.types import Label
 
