@@ -77,7 +77,7 @@ def _text_pieces(text: str, is_opaque_key: IsOpaqueKey) -> Iterator[str]:
     if stripped[:1] in ("{", "[") and len(text) <= 8 * 1024 * 1024:
         try:
             parsed = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # too deep to parse: read it as text
             parsed = None
         if isinstance(parsed, dict | list):
             yield "\n".join(_strings(parsed, is_opaque_key, 0))
