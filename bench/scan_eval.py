@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import statistics
 import subprocess
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
+from machine import cpu_model, usable_cores
 from scan_cases import Case, generate, sized_config
 
 from cyclops.core.patterns import Patterns, parse_patterns
@@ -109,16 +108,8 @@ def run_case(case: Case, patterns: Patterns) -> tuple[Outcome, ScanResult]:
 
 
 def machine() -> str:
-    """The CPU model and the cores this process may use (Linux), else the architecture."""
-    model = platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{model}, {cores} cores"
+    """The CPU model and the cores this process may use."""
+    return f"{cpu_model()}, {usable_cores()} cores"
 
 
 def median_seconds(action: Callable[[], object], runs: int) -> float:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from .checks import CHECKS, Check
 from .controls_config import Controls, parse_controls
 from .regex import Glob, GlobSet, PathGlob, PathGlobSet, RegexError, SafeRegex
-from .tomlreader import ConfigError, TableReader
+from .tomlreader import TableReader, parse_toml
 from .types import Action, FlowClass, Label
 
 __all__ = [
@@ -146,10 +145,7 @@ class Patterns:
 
 def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
     """Parse and compile a patterns file's text. ``source`` names it in errors."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, "", None, f"not valid TOML ({exc})", "fix the syntax") from None
+    data = parse_toml(text, source)
     top = TableReader(source, data)
     version = top.integer("version", SUPPORTED_VERSION)
     if version != SUPPORTED_VERSION:

@@ -7,10 +7,11 @@ fix it. Used for patterns.toml and downstream.toml.
 from __future__ import annotations
 
 import difflib
+import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NoReturn, TypeVar
 
-__all__ = ["ConfigError", "TableReader"]
+__all__ = ["ConfigError", "TableReader", "parse_toml"]
 
 T = TypeVar("T")
 _MISSING: Any = object()
@@ -31,6 +32,17 @@ class ConfigError(ValueError):
         self.key = key
         self.problem = problem
         self.fix = fix
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """``text`` parsed as TOML, or a ConfigError naming ``source``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, "", None, f"not valid TOML ({exc})", "fix the syntax") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        problem = "nested too deeply to read"
+        raise ConfigError(source, "", None, problem, "flatten the nesting") from None
 
 
 def _show(value: object) -> str:

@@ -24,7 +24,6 @@ its entry names (plus HOME, PATH and the like), never cyclops's whole environmen
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -32,7 +31,7 @@ from pathlib import Path
 
 from ..config import read_text
 from ..core.patterns import Patterns
-from ..core.tomlreader import ConfigError, TableReader
+from ..core.tomlreader import ConfigError, TableReader, parse_toml
 
 __all__ = ["DownstreamConfig", "ServerConfig", "Transport", "load_downstream", "parse_downstream"]
 
@@ -80,10 +79,7 @@ def parse_downstream(
     text: str, source: str, environ: Mapping[str, str], patterns: Patterns | None = None
 ) -> DownstreamConfig:
     """Parse downstream.toml; ``environ`` fills ``${VAR}``; ``patterns`` checks role names."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, "", None, f"not valid TOML ({exc})", "fix the syntax") from None
+    data = parse_toml(text, source)
     top = TableReader(source, data)
     servers = tuple(_server(t, environ, patterns) for t in top.tables("server"))
     top.finish()

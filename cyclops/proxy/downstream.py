@@ -32,14 +32,22 @@ from pydantic import BaseModel, RootModel, TypeAdapter, ValidationError
 
 from .. import __version__
 from .config import ServerConfig, Transport
+from .liblog import quiet_library_logs
 
 __all__ = ["Callbacks", "Connect", "Downstream", "DownstreamError", "Listing", "State"]
 
 log = logging.getLogger("cyclops.downstream")
+quiet_library_logs()  # the SDK's clients (and the HTTP libraries) log what they carry
 
 BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 30.0
 CONNECT_TIMEOUT = 60.0
+MAX_RELAYING = 64
+"""Log messages and progress notifications of one server being relayed to the host at once;
+past it, more are dropped. The SDK starts a task for every notification it reads: a server
+that floods them would otherwise pile up tasks (memory) without bound, and every answer to the
+host would wait behind them."""
+_DROPPABLE = frozenset({"notifications/message", "notifications/progress"})
 LIST_METHODS = {
     "tools": "tools/list",
     "resources": "resources/list",
@@ -137,6 +145,9 @@ class Downstream:
         self._first_outcome = anyio.Event()  # the first start either worked or failed
         self._broken = anyio.Event()
         self.restarts = 0
+        self._relaying = 0
+        self.dropped_notifications = 0
+        """Log and progress notifications dropped because the host could not keep up."""
 
     # -- life --------------------------------------------------------------------------------
 
@@ -207,6 +218,10 @@ class Downstream:
                 args=list(config.args),
                 env=dict(config.env) or None,
                 cwd=config.cwd,
+                # The SDK's default ("strict") ends its reader at the first byte that is not
+                # UTF-8, and the reader then waits, shielded, for the server to close its
+                # stdout: every later call times out. Replaced, the line is just not JSON-RPC.
+                encoding_error_handler="replace",
             )
             return stdio_client(params, errlog=self._errlog)
         client = httpx2.AsyncClient(headers=dict(config.headers), timeout=config.timeout)
@@ -264,7 +279,7 @@ class Downstream:
                 request,
                 RawResult,
                 request_read_timeout_seconds=self.config.timeout,
-                progress_callback=progress,
+                progress_callback=self._bounded(progress) if progress is not None else None,
             )
             return result.root
         except ValidationError:
@@ -322,10 +337,43 @@ class Downstream:
             if isinstance(message, Exception):
                 log.warning("%s: transport error: %s", self.name, type(message).__name__)
                 return
-            data = message.model_dump(by_alias=True, mode="json", exclude_none=True)
-            await self._callbacks.notification(self, data["method"], data.get("params") or {})
+            method = message.method
+            if method in _DROPPABLE and self._relaying >= MAX_RELAYING:
+                self._drop(method)
+                return
+            self._relaying += 1
+            try:
+                data = message.model_dump(by_alias=True, mode="json", exclude_none=True)
+                await self._callbacks.notification(self, method, data.get("params") or {})
+            finally:
+                self._relaying -= 1
 
         return handle
+
+    def _bounded(self, callback: ProgressFnT) -> ProgressFnT:
+        """``callback``, dropping notifications while too many are being relayed."""
+
+        async def relay(progress: float, total: float | None, message: str | None) -> None:
+            if self._relaying >= MAX_RELAYING:
+                self._drop("notifications/progress")
+                return
+            self._relaying += 1
+            try:
+                await callback(progress, total, message)
+            finally:
+                self._relaying -= 1
+
+        return relay
+
+    def _drop(self, method: str) -> None:
+        self.dropped_notifications += 1
+        if self.dropped_notifications == 1 or self.dropped_notifications % 10_000 == 0:
+            log.warning(
+                "%s floods notifications faster than the host takes them: %d dropped so far (%s)",
+                self.name,
+                self.dropped_notifications,
+                method,
+            )
 
 
 _SAMPLING_RESULT: TypeAdapter[types.CreateMessageResult | types.CreateMessageResultWithTools] = (

@@ -28,7 +28,7 @@ from ..report.export_sinks import ExportTarget
 from ..report.feed import DecisionFeed
 from .config import DownstreamConfig
 from .downstream import Callbacks, Connect, Downstream, State
-from .hoststdin import host_stdin
+from .hoststdin import answering_invalid_requests, host_stdin
 from .http import HttpOptions, serve_http
 from .pinning import PinStore
 from .server import Tap
@@ -142,8 +142,12 @@ async def _serve_host(
         await serve_http(server, options.http, stop)
     else:
         tg.start_soon(_stop_on_signals, stop_signals, tg.cancel_scope.cancel)
-        async with stdio_server(stdin=host_stdin()) as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        lines = host_stdin()
+        async with (
+            stdio_server(stdin=lines) as (read, write),
+            answering_invalid_requests(read, write, lines) as checked,
+        ):
+            await server.run(checked, write, server.create_initialization_options())
 
 
 def _session_key(options: ServeOptions) -> Callable[[Any], str]:

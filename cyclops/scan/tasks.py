@@ -16,11 +16,10 @@ error naming the file, the key, the value and the fix. Pure: text in.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Sequence
 
 from ..core.regex import Glob, RegexError
-from ..core.tomlreader import ConfigError, TableReader
+from ..core.tomlreader import ConfigError, TableReader, parse_toml
 from ..core.types import Capability
 from .cut import Task
 
@@ -30,10 +29,7 @@ DEFAULT_WEIGHT = 10
 
 
 def parse_tasks(text: str, source: str, tools: Sequence[Capability]) -> tuple[Task, ...]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, "", None, f"not valid TOML ({exc})", "fix the syntax") from None
+    data = parse_toml(text, source)
     top = TableReader(source, data)
     tasks = tuple(_task(t, tools) for t in top.tables("task"))
     top.finish()

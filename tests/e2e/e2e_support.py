@@ -20,6 +20,7 @@ import httpx2
 import mcp_types as types
 import pytest
 from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.client.session import ClientRequestContext, ClientSession, IncomingMessage
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -48,6 +49,10 @@ q0eS2kV9xQfT4mR1cW8pL3nZ5yA6hD0gK2sXvB9wAAABJlMmVAY3ljbG9wcy5leGFtcGxlAQ==
 -----END OPENSSH PRIVATE KEY-----
 """
 ATTACKER_URL = "https://paste.attacker-example.net/drop"
+RAWLINE = str(E2E / "servers" / "rawline.py")
+"""A server that writes what it is told, raw, to its stdout (garbage, floods, hangs)."""
+HOSTILE = str(E2E / "servers" / "hostile.py")
+"""A server whose tools return hostile content (50 MB results, deep nesting, bombs)."""
 
 
 def node_bin(name: str) -> str:
@@ -494,3 +499,190 @@ async def stop(process: Process, sig: signal.Signals, timeout: float = 10.0) -> 
 
 def load_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+# -- a raw JSON-RPC line host ----------------------------------------------------------------
+
+
+INITIALIZE_PARAMS: dict[str, Any] = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "raw-line-e2e-host", "version": "1"},
+}
+MAX_LINE = 512 * 1024 * 1024
+
+
+@dataclass
+class LineHost:
+    """A host that writes raw bytes to a stdio cyclops it started itself and reads every line
+    cyclops writes back: the test owns the process, its stdin and its exit status, and can send
+    what no SDK client would (bytes that are not UTF-8, lines that are not JSON-RPC)."""
+
+    process: Process
+    stderr_path: Path
+    lines: list[bytes] = field(default_factory=list)
+    """Every line cyclops wrote to its stdout, in order."""
+    responses: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    """Each JSON-RPC response (result or error) by its id, until :meth:`response` takes it."""
+    error_texts: list[str] = field(default_factory=list)
+    """What the host was shown as an error: JSON-RPC error messages and data, and the text of
+    every tool result with ``isError``."""
+    closed: bool = False
+    """cyclops closed its stdout."""
+    next_id: int = 1
+    _arrived: anyio.Event = field(default_factory=anyio.Event)
+
+    async def send_bytes(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        await self.process.stdin.send(data)
+
+    async def send(self, message: Mapping[str, Any]) -> None:
+        await self.send_bytes(json.dumps(message).encode() + b"\n")
+
+    def new_id(self) -> int:
+        request_id, self.next_id = self.next_id, self.next_id + 1
+        return request_id
+
+    async def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float = CALL_TIMEOUT,
+    ) -> dict[str, Any]:
+        """Send a request; the whole response message (``result`` or ``error``)."""
+        request_id = self.new_id()
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        await self.send(message)
+        return await self.response(request_id, timeout=timeout)
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, timeout: float = CALL_TIMEOUT
+    ) -> dict[str, Any]:
+        """``tools/call``; its result (an error response fails the test)."""
+        answer = await self.request(
+            "tools/call", {"name": name, "arguments": dict(arguments)}, timeout=timeout
+        )
+        assert "result" in answer, answer
+        result: dict[str, Any] = answer["result"]
+        return result
+
+    async def response(self, request_id: Any, *, timeout: float = CALL_TIMEOUT) -> dict[str, Any]:
+        try:
+            with anyio.fail_after(timeout):
+                while request_id not in self.responses:
+                    if self.closed:
+                        pytest.fail(f"cyclops closed its stdout before answering {request_id}")
+                    await self._arrived.wait()
+        except TimeoutError:
+            log = self.stderr_path.read_text(errors="replace")[-4000:]
+            pytest.fail(f"no answer to request {request_id} in {timeout} s; cyclops log:\n{log}")
+        return self.responses.pop(request_id)
+
+    async def wait_until(self, predicate: Callable[[], bool], *, timeout: float) -> None:
+        """Wait (bounded) until ``predicate()`` holds; it is checked after every line read."""
+        with anyio.fail_after(timeout):
+            while not predicate():
+                if self.closed:
+                    pytest.fail("cyclops closed its stdout")
+                await self._arrived.wait()
+
+    async def initialize(self) -> None:
+        answer = await self.request("initialize", INITIALIZE_PARAMS, timeout=STARTUP_TIMEOUT)
+        assert "result" in answer, answer
+        await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    async def read_lines(self) -> None:
+        assert self.process.stdout is not None
+        stdout = BufferedByteReceiveStream(self.process.stdout)
+        try:
+            while True:
+                line = await stdout.receive_until(b"\n", MAX_LINE)
+                self.lines.append(line)
+                message = json.loads(line)  # everything on cyclops's stdout is JSON-RPC
+                if isinstance(message, dict) and ("result" in message or "error" in message):
+                    self.responses[message.get("id")] = message
+                    self._note_errors(message)
+                self._touch()
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.ClosedResourceError):
+            self.closed = True
+            self._touch()
+
+    def _touch(self) -> None:
+        self._arrived.set()
+        self._arrived = anyio.Event()
+
+    def _note_errors(self, message: dict[str, Any]) -> None:
+        self.error_texts.extend(errors_shown(message))
+
+    def tracebacks(self) -> list[str]:
+        """Error texts shown to the host that carry a Python traceback or source location."""
+        return [t for t in self.error_texts if "Traceback" in t or 'File "' in t or ".py:" in t]
+
+
+def errors_shown(message: Mapping[str, Any]) -> list[str]:
+    """What a host is shown as an error in ``message``: a JSON-RPC error's message and data, or
+    the text of a tool result with ``isError``."""
+    error = message.get("error")
+    if isinstance(error, dict):
+        return [f"{error.get('message')} {error.get('data')}"]
+    result = message.get("result")
+    if isinstance(result, dict) and result.get("isError") is True:
+        return [text_of(result)]
+    return []
+
+
+@asynccontextmanager
+async def line_host(
+    args: Sequence[str], stderr_path: Path, *, env: Mapping[str, str] | None = None
+) -> AsyncIterator[LineHost]:
+    """Start ``python <args>`` (a stdio cyclops), initialize it, and read its stdout in the
+    background. At the end it is killed if still running, and so is whatever it started."""
+    with stderr_path.open("w") as stderr:
+        process = await anyio.open_process(
+            [PYTHON, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env={**os.environ, **(env or {})},
+        )
+    host = LineHost(process, stderr_path)
+    children: list[ProcessId] = []
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(host.read_lines)
+            try:
+                await host.initialize()
+                yield host
+            finally:
+                children = descendants(process.pid)
+                if process.returncode is None:
+                    process.kill()
+                tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+        kill_all(children)
+
+
+def reset_peak_rss(pid: int) -> None:
+    """Start a new peak (VmHWM) for a process of this user."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+def peak_rss_mib(pid: int) -> float:
+    """The peak resident memory (VmHWM) of a live process, in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmHWM for process {pid}")
+
+
+def rss_mib(pid: int) -> float:
+    """The current resident memory (VmRSS) of a live process, in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for process {pid}")
