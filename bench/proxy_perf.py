@@ -6,7 +6,8 @@ cyclops in prevent mode, over stdio and over Streamable HTTP, in one run.
 The tool (bench/perf_server.py) returns 2 KB of real text per call; it is served as the
 ``read_text_file`` tool of a server named ``filesystem``, so in prevent mode every result is
 labelled sensitive and indexed: the realistic, expensive case. Each variant runs in its own
-processes; the client is the SDK's ClientSession; figures are per call, after a warm-up.
+processes, all started first; the client is the SDK's ClientSession; after a warm-up, the variants
+take turns, 50 calls each, until each has made ``--calls``; figures are per call.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,8 @@ HERE = Path(__file__).resolve().parent
 SERVER = [sys.executable, str(HERE / "perf_server.py")]
 TOKEN = "bench-token"
 WARMUP = 50
+ROUND = 50
+"""Calls per variant in a row, before the next variant's turn."""
 
 
 def _free_port() -> int:
@@ -56,6 +59,8 @@ def _cyclops(directory: Path, mode: str, http_port: int | None) -> list[str]:
     command = [sys.executable, "-m", "cyclops", "--log-level", "error", "serve"]
     command += ["--downstream", str(_downstream(directory)), "--mode", mode]
     command += ["--verdicts", str(directory / "{session}.json")]
+    # Pins of its own: the user's (a real "filesystem" server's) would quarantine the bench's tool.
+    command += ["--pins-dir", str(directory / "pins")]
     if http_port is not None:
         command += ["--http", "--port", str(http_port)]
     return command
@@ -97,11 +102,14 @@ async def _http(command: list[str], port: int) -> AsyncIterator[ClientSession]:
         await process.wait()
 
 
-async def _measure(session: ClientSession, calls: int) -> list[float]:
+async def _warm_up(session: ClientSession) -> None:
     for i in range(WARMUP):
         await session.call_tool("read_text_file", {"path": f"/warm/{i}.md"})
+
+
+async def _measure(session: ClientSession, first: int, calls: int) -> list[float]:
     costs = []
-    for i in range(calls):
+    for i in range(first, first + calls):
         start = time.perf_counter()
         await session.call_tool("read_text_file", {"path": f"/home/u/notes/{i}.md"})
         costs.append(time.perf_counter() - start)
@@ -127,12 +135,21 @@ async def run(calls: int) -> dict[str, dict[str, float]]:
         for mode in ("off", "prevent"):
             port = _free_port()
             variants.append((f"http cyclops {mode}", _http(_cyclops(directory, mode, port), port)))
-        for name, connection in variants:
-            async with connection as session:
-                costs = await _measure(session, calls)
+        async with AsyncExitStack() as stack:
+            sessions = {}
+            for name, connection in variants:
+                sessions[name] = await stack.enter_async_context(connection)
+                await _warm_up(sessions[name])
+            costs: dict[str, list[float]] = {name: [] for name in sessions}
+            # Interleaved in rounds, so that a drift of the machine's speed (other load, CPU
+            # frequency) during the run weighs on every variant alike.
+            for first in range(0, calls, ROUND):
+                for name, session in sessions.items():
+                    costs[name] += await _measure(session, first, min(ROUND, calls - first))
+        for name, measured in costs.items():
             rows[name] = {
-                "median_ms": statistics.median(costs) * 1e3,
-                "p99_ms": _p(costs, 0.99) * 1e3,
+                "median_ms": statistics.median(measured) * 1e3,
+                "p99_ms": _p(measured, 0.99) * 1e3,
             }
             row = rows[name]
             print(f"{name:<24} median {row['median_ms']:6.2f} ms   p99 {row['p99_ms']:6.2f} ms")

@@ -279,6 +279,8 @@ def cyclops_run(procs: Processes, out: Path, via: str, args: argparse.Namespace)
         str(token),
         "--verdicts",
         str(out / label / "{session}.session.json"),
+        "--pins-dir",  # not the user's pins: a server of theirs may have the same name
+        str(out / label / "pins"),
     ]
     procs.start("cyclops", argv, out / f"{label}-cyclops.out", env)
     proxy_log = out / f"{label}-proxy.jsonl"
