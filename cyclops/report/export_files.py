@@ -19,7 +19,12 @@ from .audit import AuditResult, Verifier
 from .decision_record import DecisionEntry, entry_from_json
 from .export_sinks import export_item
 from .flow_codec import RecordError
-from .ocsf import FlowFinding, entry_findings, verdict_findings
+from .ocsf import entry_findings, verdict_findings
+from .ocsf_controls import (
+    Finding,
+    entry_control_reports,
+    verdict_control_reports,
+)
 
 __all__ = ["SourceReport", "export_source", "file_time_ms"]
 
@@ -49,7 +54,11 @@ def export_source(
     except ValueError:
         raise RecordError(f"{name}: neither a decision log nor a session.json") from None
     stamp = time_ms if time_ms is not None else round(time.time() * 1000)
-    return SourceReport(name, _emit(verdict_findings(verdict, stamp, name), emit))
+    findings: list[Finding] = [
+        *verdict_findings(verdict, stamp, name),
+        *verdict_control_reports(verdict, stamp, name),
+    ]
+    return SourceReport(name, _emit(findings, emit))
 
 
 def _is_log_line(line: bytes) -> bool:
@@ -65,7 +74,7 @@ def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
     yield from rest
 
 
-def _log_findings(name: str, lines: Iterable[bytes], verifier: Verifier) -> Iterator[FlowFinding]:
+def _log_findings(name: str, lines: Iterable[bytes], verifier: Verifier) -> Iterator[Finding]:
     for number, chunk in enumerate(lines, start=1):
         verifier.feed(chunk)
         if not chunk.endswith(b"\n"):
@@ -77,9 +86,10 @@ def _log_findings(name: str, lines: Iterable[bytes], verifier: Verifier) -> Iter
         entry = entry_from_json(data, f"{name}:{number}")
         if isinstance(entry, DecisionEntry):
             yield from entry_findings(entry)
+            yield from entry_control_reports(entry)
 
 
-def _emit(findings: Iterable[FlowFinding], emit: Callable[[str], None]) -> int:
+def _emit(findings: Iterable[Finding], emit: Callable[[str], None]) -> int:
     count = 0
     for finding in findings:
         emit(export_item(finding).body)

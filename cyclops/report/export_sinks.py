@@ -37,7 +37,7 @@ import httpx2
 
 from ..core.types import Severity
 from .decision_record import format_time
-from .ocsf import FlowFinding, detection_finding
+from .ocsf_controls import Finding, ocsf_event
 
 __all__ = [
     "ExportItem",
@@ -132,9 +132,9 @@ class ExportItem:
     time_ms: int
 
 
-def export_item(finding: FlowFinding) -> ExportItem:
-    body = json.dumps(detection_finding(finding), separators=(",", ":"), ensure_ascii=True)
-    return ExportItem(body, finding.flow.severity, finding.time_ms)
+def export_item(finding: Finding) -> ExportItem:
+    body = json.dumps(ocsf_event(finding), separators=(",", ":"), ensure_ascii=True)
+    return ExportItem(body, finding.severity, finding.time_ms)
 
 
 def syslog_message(item: ExportItem, hostname: str, procid: int) -> bytes:

@@ -29,6 +29,7 @@ from .decision_log import DecisionLog
 from .decision_record import DecisionEntry, decision_entry
 from .export_sinks import Exporter, ExportSpecError, ExportTarget, export_item
 from .ocsf import decision_findings
+from .ocsf_controls import Finding, decision_control_reports
 
 __all__ = ["DecisionFeed"]
 
@@ -91,8 +92,12 @@ class DecisionFeed:
         if self.decision_log is not None:
             self._pending.append(decision_entry(session, decision, now))
             self._wake.set()
-        if self.exporters and decision.flows:
-            items = [export_item(f) for f in decision_findings(session, decision, now)]
+        if self.exporters and (decision.flows or decision.controls):
+            findings: list[Finding] = [
+                *decision_findings(session, decision, now),
+                *decision_control_reports(session, decision, now),
+            ]
+            items = [export_item(f) for f in findings]
             for exporter in self.exporters:
                 for item in items:
                     exporter.submit(item)

@@ -1,8 +1,10 @@
 """Findings as OCSF 1.3.0 *Detection Finding* events (class 2004), for SIEMs.
 
-One toxic flow is one finding. The same flow gives the same ``finding_info.uid``
-(``cyclops:<session>:<call index>:<flow class>``) whether it comes from the live proxy, a
-decision log or a session.json, so a SIEM fed from more than one source can deduplicate.
+One toxic flow is one finding, and so is one per-call control that did more than allow a call
+(``ocsf_controls.py``). The same finding gives the same ``finding_info.uid``
+(``cyclops:<session>:<call index>:<flow class>``, or ``...:control:<kind>:<rule>``) whether it
+comes from the live proxy, a decision log or a session.json, so a SIEM fed from more than one
+source can deduplicate.
 The mapping is tabled in ``docs/audit.md``; ``docs/ocsf-detection-finding.schema.json`` holds the
 OCSF fields claimed (with the OCSF sources they come from) and tests validate real output
 against it. Like session.json, an event names servers, tools, argument paths, rule ids and
@@ -26,11 +28,15 @@ __all__ = [
     "CATEGORY_UID",
     "CLASS_UID",
     "OCSF_VERSION",
+    "OUTCOME_VERB",
     "FindingSource",
     "FlowFinding",
     "decision_findings",
     "detection_finding",
     "entry_findings",
+    "finding_header",
+    "tool_observable",
+    "tool_resource",
     "verdict_findings",
 ]
 
@@ -55,6 +61,8 @@ _OUTCOME = {
     Action.ASK: (0, "Unknown", 99, "Held for the user's approval", "held for approval"),
     Action.DENY: (2, "Denied", 2, "Blocked", "blocked"),
 }
+OUTCOME_VERB = {action: outcome[4] for action, outcome in _OUTCOME.items()}
+"""What cyclops did, as a verb for messages and titles."""
 _TITLE = {
     FlowClass.EXFILTRATION: "Exfiltration of private data",
     FlowClass.SECRET_EGRESS: "A secret sent out",
@@ -95,6 +103,10 @@ class FlowFinding:
     def uid(self) -> str:
         return f"cyclops:{self.session}:{self.flow.call_index}:{self.flow.flow_class.value}"
 
+    @property
+    def severity(self) -> Severity:
+        return self.flow.severity
+
 
 def decision_findings(session: str, decision: Decision, at: float) -> list[FlowFinding]:
     """The live proxy's findings for one decision (``at``: when the call has no time)."""
@@ -122,40 +134,21 @@ def verdict_findings(verdict: Mapping[str, Any], time_ms: int, where: str) -> li
 def detection_finding(finding: FlowFinding) -> dict[str, Any]:
     """The OCSF Detection Finding (class 2004, activity Create) for one flow."""
     flow = finding.flow
-    severity_id, severity = _SEVERITY[flow.severity]
-    action_id, action, disposition_id, disposition, verb = _OUTCOME[flow.action]
+    verb = OUTCOME_VERB[flow.action]
     sink = finding.sink
     where = str(sink) if sink is not None else f"call {flow.call_index}"
     chain = " -> ".join(f"{k.capability}#{k.index} ({k.role.value})" for k in flow.chain)
-    event: dict[str, Any] = {
-        "class_uid": CLASS_UID,
-        "class_name": "Detection Finding",
-        "category_uid": CATEGORY_UID,
-        "category_name": "Findings",
-        "activity_id": ACTIVITY_CREATE,
-        "activity_name": "Create",
-        "type_uid": CLASS_UID * 100 + ACTIVITY_CREATE,
-        "type_name": "Detection Finding: Create",
-        "time": finding.time_ms,
-        "timezone_offset": 0,
-        "severity_id": severity_id,
-        "severity": severity,
-        "status_id": STATUS_NEW,
-        "status": "New",
-        "action_id": action_id,
-        "action": action,
-        "disposition_id": disposition_id,
-        "disposition": disposition,
-        "message": (
+    event = finding_header(
+        time_ms=finding.time_ms,
+        severity=flow.severity,
+        action=flow.action,
+        session=finding.session,
+        message=(
             f"cyclops {verb} {flow.flow_class.value} ({flow.owasp.code}, {flow.severity.value}) "
             f"in session {finding.session} at call {flow.call_index}: {chain}"
         ),
-        "metadata": {
-            "version": OCSF_VERSION,
-            "product": dict(PRODUCT),
-            "profiles": ["security_control"],
-            "correlation_uid": finding.session,
-        },
+    )
+    event |= {
         "finding_info": {
             "uid": finding.uid,
             "title": f"{_TITLE[flow.flow_class]}: {verb} at {where}",
@@ -174,10 +167,53 @@ def detection_finding(finding: FlowFinding) -> dict[str, Any]:
         "unmapped": _unmapped(finding),
     }
     if sink is not None:
-        event["resources"] = [
-            {"uid": str(sink), "name": sink.tool, "namespace": sink.server, "type": "MCP tool"}
-        ]
+        event["resources"] = [tool_resource(sink)]
     return event
+
+
+def finding_header(
+    *, time_ms: int, severity: Severity, action: Action, session: str, message: str
+) -> dict[str, Any]:
+    """The fields every cyclops Detection Finding has, up to its ``finding_info``."""
+    severity_id, severity_name = _SEVERITY[severity]
+    action_id, action_name, disposition_id, disposition, _ = _OUTCOME[action]
+    return {
+        "class_uid": CLASS_UID,
+        "class_name": "Detection Finding",
+        "category_uid": CATEGORY_UID,
+        "category_name": "Findings",
+        "activity_id": ACTIVITY_CREATE,
+        "activity_name": "Create",
+        "type_uid": CLASS_UID * 100 + ACTIVITY_CREATE,
+        "type_name": "Detection Finding: Create",
+        "time": time_ms,
+        "timezone_offset": 0,
+        "severity_id": severity_id,
+        "severity": severity_name,
+        "status_id": STATUS_NEW,
+        "status": "New",
+        "action_id": action_id,
+        "action": action_name,
+        "disposition_id": disposition_id,
+        "disposition": disposition,
+        "message": message,
+        "metadata": {
+            "version": OCSF_VERSION,
+            "product": dict(PRODUCT),
+            "profiles": ["security_control"],
+            "correlation_uid": session,
+        },
+    }
+
+
+def tool_resource(tool: Capability) -> dict[str, str]:
+    """A tool as an OCSF resource."""
+    return {"uid": str(tool), "name": tool.tool, "namespace": tool.server, "type": "MCP tool"}
+
+
+def tool_observable(tool: Capability) -> dict[str, Any]:
+    """The observable pointing at a finding's tool (``resources.uid``)."""
+    return {"name": "resources.uid", "type_id": 10, "type": "Resource UID", "value": str(tool)}
 
 
 def _desc(flow: Flow, chain: str) -> str:
@@ -197,9 +233,7 @@ def _desc(flow: Flow, chain: str) -> str:
 def _observables(sink: Capability | None, destination: str | None) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     if sink is not None:
-        found.append(
-            {"name": "resources.uid", "type_id": 10, "type": "Resource UID", "value": str(sink)}
-        )
+        found.append(tool_observable(sink))
     if destination:
         hostname = _HOSTNAME.fullmatch(destination) is not None
         found.append(

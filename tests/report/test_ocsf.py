@@ -149,14 +149,14 @@ def test_export_reads_decision_logs_and_verdicts_alike(
     verdicts = sorted(str(p) for p in out.glob("*.json"))
     code, events = _export_lines(capsys, ["export", "--ocsf", str(log), *verdicts])
     assert code == EXIT_OK
-    assert len(events) == 4
+    assert len(events) == 6  # two flows and one control finding, from the log and the verdicts
     for event in events:
         VALIDATOR.validate(event)
-    from_log = {e["finding_info"]["uid"] for e in events[:2]}
-    from_verdicts = {e["finding_info"]["uid"] for e in events[2:]}
+    from_log = {e["finding_info"]["uid"] for e in events[:3]}
+    from_verdicts = {e["finding_info"]["uid"] for e in events[3:]}
     assert from_log == from_verdicts
     assert main(["export", "--ocsf", str(log), "-o", str(tmp_path / "f.jsonl")]) == EXIT_OK
-    assert len((tmp_path / "f.jsonl").read_text().splitlines()) == 2
+    assert len((tmp_path / "f.jsonl").read_text().splitlines()) == 3
 
 
 def test_export_reads_standard_input_when_no_file_is_named(

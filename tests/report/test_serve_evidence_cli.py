@@ -119,7 +119,8 @@ async def test_a_sigterm_after_the_attack_loses_no_decision_and_no_finding(
         ("decision", "deny"),
     ]
     events = [json.loads(line) for line in findings.read_text().splitlines()]
-    assert [e["unmapped"]["flow_class"] for e in events] == ["exfiltration"]
+    found = [e["unmapped"].get("flow_class") or e["unmapped"]["control_kind"] for e in events]
+    assert found == ["exfiltration", "secret"]  # the flow, and the key caught by its rule
     jsonschema.validate(events[0], OCSF_SCHEMA)
     written = "\n".join(p.read_text() for p in tmp_path.glob("*.json*") if p.is_file())
     assert_no_leak(written, [KEY.splitlines()[1]])
