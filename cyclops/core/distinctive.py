@@ -82,6 +82,9 @@ def secret_like(
     and a value, ``host:5432:db:user:pw`` five fields; each is judged on its own."""
     parts = []
     for start, end in spans:
+        if _one_value(text[start:end]):
+            parts.append((start, end))
+            continue
         position = start
         for separator in _STRUCTURE.finditer(text, start, end):
             if separator.start() > position:
@@ -90,6 +93,19 @@ def secret_like(
         if end > position:
             parts.append((position, end))
     return [(a, b) for a, b in parts if _mixed(part := text[a:b]) and entropy(part) >= min_entropy]
+
+
+def _one_value(token: str) -> bool:
+    """A token whose only separators are ``=`` between pieces that are no names
+    (``4xzn5nn6=qzi03hi``, base64 padding): a password or a key with ``=`` in it, not a
+    ``key=value`` pair (``api_key=...``, ``region=eu-west-1``), so it is judged whole."""
+    if "=" not in token or any(c in token for c in ":/,;"):
+        return False
+    return not any(_NAME.fullmatch(piece) for piece in token.split("=") if piece)
+
+
+_NAME = re.compile(r"[^\W\d]+(?:[_.-][^\W\d]+)*")
+"""Letters, joined by ``_``, ``.`` or ``-``: a key's name, not a secret's piece."""
 
 
 # Runs of one kind of character: digits, letters (with ``_.-``), anything else.

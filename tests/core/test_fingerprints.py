@@ -57,6 +57,27 @@ def test_ordinary_text_finds_nothing(query: str) -> None:
     assert spans(index_of(SECRET_FILE), query) == []
 
 
+PASSWORD_FILE = "machine db.example\nlogin svc\npassword 4XZn5nN6=qzI03hi\nregion=eu-west-1\n"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("(1/2) 4XZn5nN6=q", "4xzn5nn6=q"),  # the piece runs across the "="
+        ("chunk 2 -> zI03hi <-", "zi03hi"),  # six characters after it
+    ],
+)
+def test_a_password_with_an_equals_sign_is_one_secret_whose_pieces_are_found(
+    query: str, expected: str
+) -> None:
+    assert spans(index_of(PASSWORD_FILE), query) == [expected]
+
+
+@pytest.mark.parametrize("query", ["deploy to west-1 now", "on=eu-wes"])
+def test_short_pieces_of_a_key_value_pair_are_not_pieces_of_a_secret(query: str) -> None:
+    assert spans(index_of(PASSWORD_FILE), query) == []
+
+
 @pytest.mark.parametrize(
     "token",
     [
