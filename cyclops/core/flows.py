@@ -21,7 +21,7 @@ by that content: the flow is *steered*, and its severity is critical.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from .chokepoint import Route
@@ -64,13 +64,14 @@ class Finding:
 
 
 def _untrusted_reach(
-    facts: CallFacts, prov: Provenance, via: Iterable[int]
+    facts: CallFacts, prov: Provenance, via: Collection[int]
 ) -> tuple[set[int], list[int]]:
-    """Untrusted calls that reached the call (or the ``via`` calls) as data, and as influence."""
+    """Untrusted calls that reached the call (or the ``via`` calls) as data, and as influence
+    (``via`` left out: see :func:`exfiltration`)."""
     data = {c for m in facts.matches for c in m.untrusted_calls}
     for call in via:
         data |= {s for s in prov.data_sources(call) if Label.UNTRUSTED in prov.labels(s)}
-    return data, prov.untrusted_before(facts.index)
+    return data, prov.untrusted_before(facts.index, besides=via)
 
 
 def _evidence_kind(data: set[int], influence: list[int]) -> EvidenceKind:

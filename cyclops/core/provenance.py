@@ -16,7 +16,7 @@ Rules:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -80,6 +80,8 @@ class ArgumentMatch:
     untrusted_hits: list[Hit] = field(default_factory=list)
     sensitive_hits: list[Hit] = field(default_factory=list)
     secrets: list[SecretFinding] = field(default_factory=list)
+    addressed_by: set[int] = field(default_factory=set)
+    """For a destination: the untrusted results that name its address (not its payload)."""
 
     @property
     def hits(self) -> list[Hit]:
@@ -98,6 +100,10 @@ class Provenance:
         self._order: deque[int] = deque()
         self.evicted_calls = 0
         self._latest_untrusted: dict[Capability, int] = {}
+        self._earlier_untrusted: dict[Capability, int] = {}
+        """The call before the latest of each untrusted capability: when the latest is the
+        private read itself (a private README read with the tool that read the injected public
+        one), the earlier one is the untrusted content that counts."""
         self._public: deque[tuple[int, str]] = deque(maxlen=_PUBLIC_RESULTS)
 
     # -- calls ----------------------------------------------------------------------------------
@@ -143,7 +149,7 @@ class Provenance:
             elif match.destination:
                 # What the result that chose this destination says about it is the address,
                 # not data (a mail that names where to post): only other results can leak here.
-                steering = {h.call for h in match.untrusted_hits if h.kind is HitKind.LOCATOR}
+                steering = match.addressed_by
                 match.sensitive_hits = [h for h in match.sensitive_hits if h.call not in steering]
             matches.append(match)
         for match in matches:
@@ -163,8 +169,12 @@ class Provenance:
             # A URL is an address and a payload; a decoded form that is no URL came out of a
             # payload (the address is never encoded); anything else is an address.
             payload = _url_payload(cleaned) if "://" in cleaned or not decoded else cleaned
-            address = text[: len(text) - len(payload)] if payload else text
-            match.untrusted_hits.extend(self.index.exact(locators(address), HitKind.LOCATOR))
+            # Cut from ``cleaned``, of which the payload is a suffix (``text`` is shorter
+            # wherever separators were merged).
+            address = matchable(cleaned[: len(cleaned) - len(payload)])
+            named = list(self.index.exact(locators(address), HitKind.LOCATOR))
+            match.untrusted_hits.extend(named)
+            match.addressed_by.update(h.call for h in named)
             if payload and shape.egress:
                 self._match_sensitive(payload, match)
         elif shape.egress:
@@ -173,8 +183,15 @@ class Provenance:
         whole = identifier(text) if match.destination or shape.privileged else None
         if whole is not None:
             tokens.add(whole)
-        hits = self.index.exact(tokens, HitKind.LOCATOR)
-        match.untrusted_hits.extend(h for h in hits if Label.UNTRUSTED in h.labels)
+        hits = [h for h in self.index.exact(tokens, HitKind.LOCATOR) if Label.UNTRUSTED in h.labels]
+        match.untrusted_hits.extend(hits)
+        if match.destination:
+            # Identifiers in the address (a channel, a recipient) name it; in the payload (a
+            # URL's query, or what was decoded out of it) they are data.
+            named_ids = {v for v in tokens if v in address} if address else set()
+            if whole is not None and (not decoded or "://" in cleaned):
+                named_ids.add(whole)  # the whole address, as an untrusted result wrote it
+            match.addressed_by.update(h.call for h in hits if h.value in named_ids)
         if shape.scan is not None:
             match.secrets.extend(shape.scan.scan(cleaned))
 
@@ -245,8 +262,16 @@ class Provenance:
             s for s, _, d in self.graph.in_edges(index, data=True) if EdgeKind.DATA in d["kinds"]
         }
 
-    def untrusted_before(self, index: int) -> list[int]:
-        return sorted(c for c in self._latest_untrusted.values() if c < index)
+    def untrusted_before(self, index: int, besides: Collection[int] = ()) -> list[int]:
+        """Per untrusted capability, its latest call before ``index`` that is not in
+        ``besides`` (of its latest two)."""
+        found = []
+        for capability, latest in self._latest_untrusted.items():
+            for call in (latest, self._earlier_untrusted.get(capability)):
+                if call is not None and call < index and call not in besides:
+                    found.append(call)
+                    break
+        return sorted(found)
 
     # -- results --------------------------------------------------------------------------------
 
@@ -255,6 +280,9 @@ class Provenance:
         if Label.UNTRUSTED in labels:
             capability = self.capability(index)
             if capability is not None:
+                latest = self._latest_untrusted.get(capability)
+                if latest is not None and latest != index:
+                    self._earlier_untrusted[capability] = latest
                 self._latest_untrusted[capability] = index
         if not labels & {Label.UNTRUSTED, Label.SENSITIVE}:
             return
