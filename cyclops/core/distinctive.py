@@ -31,9 +31,11 @@ __all__ = [
     "identifier",
     "identifiers",
     "locators",
+    "plain_piece",
     "prose_words",
     "prose_words_at",
     "secret_like",
+    "secret_piece",
     "trim_partial_words",
     "whole_word",
     "wordy",
@@ -281,3 +283,19 @@ def whole_word(text: str, start: int, end: int) -> bool:
         and (end == len(text) or not text[end].isalpha())
         and text[start:end].isalpha()
     )
+
+
+def secret_piece(text: str, start: int, end: int, min_length: int) -> tuple[int, int] | None:
+    """A copied piece of a secret-like token counts, however short, if it is no word."""
+    if end - start < min_length and whole_word(text, start, end):
+        return None
+    return start, end
+
+
+def plain_piece(text: str, start: int, end: int, min_length: int) -> tuple[int, int] | None:
+    """A copied piece of other text counts as whole words, ``min_length`` long or more, that
+    are not words in common ("on sequence", "research")."""
+    start, end = trim_partial_words(text, start, end)
+    if end - start < min_length or wordy(text, start, end):
+        return None
+    return start, end

@@ -40,12 +40,11 @@ from .distinctive import (
     distinctive_tokens,
     identifiers,
     locators,
+    plain_piece,
     prose_words,
     prose_words_at,
     secret_like,
-    trim_partial_words,
-    whole_word,
-    wordy,
+    secret_piece,
 )
 from .patterns import ProvenanceSettings
 from .text import WORD, is_common
@@ -316,14 +315,17 @@ class FingerprintIndex:
             start += 1
         while end > start and source[end - 1].isspace():
             end -= 1
-        if _within(seg.secretish, start, end):
-            # A piece of a secret-like token counts as cut, however short, if it is no word.
-            if end - start < self._s.min_fragment and whole_word(source, start, end):
-                return None
-        else:
-            start, end = trim_partial_words(source, start, end)
-            if end - start < self._s.min_fragment or wordy(source, start, end):
-                return None  # words in common ("on sequence", "research") are no copied data
+        secret = _span_around(seg.secretish, offset, offset + k)
+        pieces = []
+        if secret is not None:  # the part inside the secret-like token
+            inside = max(start, secret[0]), min(end, secret[1])
+            pieces.append(secret_piece(source, *inside, self._s.min_fragment))
+        if secret is None or start < secret[0] or end > secret[1]:  # the copy as plain text
+            pieces.append(plain_piece(source, start, end, self._s.min_fragment))
+        found = [piece for piece in pieces if piece is not None]
+        if not found:
+            return None
+        start, end = max(found, key=lambda piece: piece[1] - piece[0])
         return Hit(seg.id, seg.call, seg.labels, HitKind.FRAGMENT, start, end)
 
     def shingles(self, text: str) -> Iterator[Hit]:
@@ -374,8 +376,13 @@ def _winnow(hashes: list[int], window: int) -> list[int]:
 
 def _within(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     """Whether [start, end) lies inside one of the sorted, disjoint ``spans``."""
+    return _span_around(spans, start, end) is not None
+
+
+def _span_around(spans: list[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
+    """The one of the sorted, disjoint ``spans`` that [start, end) lies inside, if any."""
     i = bisect_right(spans, (start, _OFFSET_MASK)) - 1
-    return i >= 0 and spans[i][0] <= start and end <= spans[i][1]
+    return spans[i] if i >= 0 and spans[i][0] <= start and end <= spans[i][1] else None
 
 
 def _shingle_span(text: str, start: int, n: int) -> tuple[int, int]:

@@ -73,6 +73,17 @@ def test_a_password_with_an_equals_sign_is_one_secret_whose_pieces_are_found(
     assert spans(index_of(PASSWORD_FILE), query) == [expected]
 
 
+def test_a_piece_of_a_secret_counts_to_its_edge_though_the_copy_shares_more_around_it() -> None:
+    # ": " before the piece is shared with the source as well; the piece still ends at "@".
+    source = "host: db-9.int.example\npassword: sc4_*fvY@!sknhZ9\n"
+    assert spans(index_of(source), "part 1: sc4_*fvY@") == ["sc4_*fvy@"]
+
+
+def test_a_copy_running_from_a_secret_into_other_private_text_counts_whole() -> None:
+    record = '{"observations": ["cust_34981", "Oyelaran", "Adaeze"]}'
+    assert spans(index_of(record), "cust_34981,Oyelaran,Adaeze") == ["cust_34981 oyelaran adaeze"]
+
+
 @pytest.mark.parametrize("query", ["deploy to west-1 now", "on=eu-wes"])
 def test_short_pieces_of_a_key_value_pair_are_not_pieces_of_a_secret(query: str) -> None:
     assert spans(index_of(PASSWORD_FILE), query) == []
