@@ -74,36 +74,45 @@ def _without_opaque(
     return [span for i, span in enumerate(found) if i not in hit] if hit else found
 
 
-_STRUCTURE = re.compile(r"[=:/,;]+")
+_FIELDS = re.compile(r"[:/,;]+")
+_EQUALS = re.compile(r"=+")
 
 
 def secret_like(
     text: str, spans: list[tuple[int, int]], min_entropy: float
 ) -> list[tuple[int, int]]:
-    """The secret-like parts of the tokens at ``spans``, in order: ``region=eu-west-1`` is a key
-    and a value, ``host:5432:db:user:pw`` five fields; each is judged on its own."""
+    """The secret-like parts of the tokens at ``spans``, in order: ``host:5432:db:user:pw`` is
+    five fields, ``region=eu-west-1`` a key and a value; each is judged on its own. A field
+    with ``=`` between pieces that are no names (``4xzn5nn6=qzi03hi``) is one value."""
     parts = []
     for start, end in spans:
-        if _one_value(text[start:end]):
-            parts.append((start, end))
-            continue
-        position = start
-        for separator in _STRUCTURE.finditer(text, start, end):
-            if separator.start() > position:
-                parts.append((position, separator.start()))
-            position = separator.end()
-        if end > position:
-            parts.append((position, end))
+        for a, b in _cut(text, start, end, _FIELDS):
+            if _one_value(text[a:b]):
+                parts.append((a, b))
+            else:
+                parts.extend(_cut(text, a, b, _EQUALS))
     return [(a, b) for a, b in parts if _mixed(part := text[a:b]) and entropy(part) >= min_entropy]
 
 
-def _one_value(token: str) -> bool:
-    """A token whose only separators are ``=`` between pieces that are no names
-    (``4xzn5nn6=qzi03hi``, base64 padding): a password or a key with ``=`` in it, not a
-    ``key=value`` pair (``api_key=...``, ``region=eu-west-1``), so it is judged whole."""
-    if "=" not in token or any(c in token for c in ":/,;"):
+def _cut(text: str, start: int, end: int, separators: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The non-empty pieces of ``text[start:end]`` between ``separators``."""
+    pieces = []
+    position = start
+    for separator in separators.finditer(text, start, end):
+        if separator.start() > position:
+            pieces.append((position, separator.start()))
+        position = separator.end()
+    if end > position:
+        pieces.append((position, end))
+    return pieces
+
+
+def _one_value(field: str) -> bool:
+    """A field with ``=`` only between pieces that are no names: a password or a key with
+    ``=`` in it (or base64 padding), not a ``key=value`` pair (``api_key=...``)."""
+    if "=" not in field:
         return False
-    return not any(_NAME.fullmatch(piece) for piece in token.split("=") if piece)
+    return not any(_NAME.fullmatch(piece) for piece in field.split("=") if piece)
 
 
 _NAME = re.compile(r"[^\W\d]+(?:[_.-][^\W\d]+)*")

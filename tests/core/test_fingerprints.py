@@ -84,6 +84,11 @@ def test_a_copy_running_from_a_secret_into_other_private_text_counts_whole() -> 
     assert spans(index_of(record), "cust_34981,Oyelaran,Adaeze") == ["cust_34981 oyelaran adaeze"]
 
 
+def test_a_password_field_with_an_equals_sign_in_a_pgpass_line_is_one_secret() -> None:
+    pgpass = "db-2.int.northwind.example:5432:infra:svc_infra:w2VZEqoS3*_Bp=10YRg1\n"
+    assert spans(index_of(pgpass), "part 3: 10YRg1") == ["10yrg1"]
+
+
 @pytest.mark.parametrize("query", ["deploy to west-1 now", "on=eu-wes"])
 def test_short_pieces_of_a_key_value_pair_are_not_pieces_of_a_secret(query: str) -> None:
     assert spans(index_of(PASSWORD_FILE), query) == []
