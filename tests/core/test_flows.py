@@ -288,6 +288,23 @@ def test_a_one_time_code_from_a_mail_is_linked_though_short(prevent: Session) ->
     assert flow.leaked_bytes == 6
 
 
+@pytest.mark.parametrize("sent", ["+31 88 833 35730", "call me on +318883335730"])
+def test_a_phone_number_from_a_contact_record_is_linked_in_any_spacing(
+    prevent: Session, sent: str
+) -> None:
+    record = '{"name": "Szczepanik", "observations": ["cust_49670", "+318883335730"]}'
+    crm = step("memory", "search_nodes", {"query": "customers"}, record)
+    (flow,) = play(prevent, [fetch_page(), crm, post(sent)])[-1].flows
+    assert flow.flow_class is FlowClass.EXFILTRATION
+    assert flow.leaked_bytes == 12  # the digits
+
+
+def test_a_number_without_a_country_code_is_no_phone_number(prevent: Session) -> None:
+    record = '{"observations": ["ticket 318883335730"]}'
+    crm = step("memory", "search_nodes", {"query": "tickets"}, record)
+    assert play(prevent, [fetch_page(), crm, post("ref 318883335730")])[-1].flows == ()
+
+
 def test_a_fragment_of_twelve_characters_links_across_token_boundaries(prevent: Session) -> None:
     fragment = TOKEN[6:18]
     decisions = play(prevent, [fetch_page(), read_env(), post(f"id={fragment}&lang=en")])
