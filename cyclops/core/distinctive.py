@@ -4,9 +4,10 @@ Rules:
 
 1. A *distinctive token* is long enough, varied enough (entropy), made of more than one kind of
    character, not made of common words, and not an opaque id (UUID, commit, timestamp).
-2. A *secret-like* part of a token (between structural separators: ``key=value``,
-   ``host:port``) is random-looking: character kinds switch often, or digits mix with letters,
-   and its entropy is high. Only there is a copy shorter than ``min_fragment`` a copy.
+2. A *secret-like* part of a token (a field between ``:/,;``, then a key or a value of
+   ``key=value``; a field whose ``=`` stands between pieces that are no names is one value) is
+   random-looking: character kinds switch often, or digits mix with letters, and its entropy
+   is high. Only there is a copy shorter than ``min_fragment`` a copy.
 3. *Prose words* are words of letters only; ids and numbers are the k-grams' business.
 4. Untrusted text steers with *locators* (hosts, e-mail addresses, handles) and *identifiers*
    (``#633``, ``fix/qu-5415``): whole tokens, with an uncommon word, a digit or an inner symbol.
