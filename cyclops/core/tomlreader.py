@@ -11,7 +11,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NoReturn, TypeVar
 
-__all__ = ["ConfigError", "TableReader", "parse_toml"]
+__all__ = ["ConfigError", "TableReader", "parse_toml", "refuse_duplicate_names"]
 
 T = TypeVar("T")
 _MISSING: Any = object()
@@ -43,6 +43,15 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
         problem = "nested too deeply to read"
         raise ConfigError(source, "", None, problem, "flatten the nesting") from None
+
+
+def refuse_duplicate_names(source: str, table: str, names: Iterable[str], fix: str) -> None:
+    """A ConfigError naming ``table[i].name`` for the first name seen twice."""
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            raise ConfigError(source, f"{table}[{i}].name", name, "duplicate name", fix)
+        seen.add(name)
 
 
 def _show(value: object) -> str:

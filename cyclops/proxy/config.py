@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ..config import read_text
 from ..core.patterns import Patterns
-from ..core.tomlreader import ConfigError, TableReader, parse_toml
+from ..core.tomlreader import TableReader, parse_toml, refuse_duplicate_names
 
 __all__ = ["DownstreamConfig", "ServerConfig", "Transport", "load_downstream", "parse_downstream"]
 
@@ -83,17 +83,8 @@ def parse_downstream(
     top = TableReader(source, data)
     servers = tuple(_server(t, environ, patterns) for t in top.tables("server"))
     top.finish()
-    seen: set[str] = set()
-    for i, server in enumerate(servers):
-        if server.name in seen:
-            raise ConfigError(
-                source,
-                f"server[{i}].name",
-                server.name,
-                "duplicate name",
-                "give every server its own name",
-            )
-        seen.add(server.name)
+    names = (server.name for server in servers)
+    refuse_duplicate_names(source, "server", names, "give every server its own name")
     return DownstreamConfig(source, servers)
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-from ..core.tomlreader import ConfigError
+from ..core.tomlreader import ConfigError, refuse_duplicate_names
 
 __all__ = [
     "DEFAULT_START_TIMEOUT",
@@ -104,13 +104,7 @@ def parse_snapshot(text: str, source: str) -> Snapshot:
     if not isinstance(raw_servers, list):
         raise ConfigError(source, "servers", raw_servers, "not a list", "list the servers")
     servers = tuple(_server(source, f"servers[{i}]", s) for i, s in enumerate(raw_servers))
-    seen: set[str] = set()
-    for i, server in enumerate(servers):
-        if server.name in seen:
-            raise ConfigError(
-                source, f"servers[{i}].name", server.name, "duplicate server", "keep one of them"
-            )
-        seen.add(server.name)
+    refuse_duplicate_names(source, "servers", (s.name for s in servers), "keep one of them")
     return Snapshot(servers)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core.regex import Glob, RegexError
-from ..core.tomlreader import ConfigError, TableReader, parse_toml
+from ..core.tomlreader import TableReader, parse_toml, refuse_duplicate_names
 from ..core.types import Capability
 from .cut import Task
 
@@ -33,17 +33,8 @@ def parse_tasks(text: str, source: str, tools: Sequence[Capability]) -> tuple[Ta
     top = TableReader(source, data)
     tasks = tuple(_task(t, tools) for t in top.tables("task"))
     top.finish()
-    seen: set[str] = set()
-    for i, task in enumerate(tasks):
-        if task.name in seen:
-            raise ConfigError(
-                source,
-                f"task[{i}].name",
-                task.name,
-                "duplicate task",
-                "give every task its own name",
-            )
-        seen.add(task.name)
+    names = (task.name for task in tasks)
+    refuse_duplicate_names(source, "task", names, "give every task its own name")
     return tasks
 
 

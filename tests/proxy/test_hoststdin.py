@@ -9,8 +9,9 @@ import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp.types import INVALID_REQUEST
 
-from cyclops.proxy.hoststdin import host_stdin
+from cyclops.proxy.hoststdin import host_stdin, invalid_request_error
 
 pytestmark = pytest.mark.anyio
 
@@ -51,3 +52,36 @@ async def test_a_line_longer_than_one_read_is_not_split() -> None:
 
 async def test_bytes_that_are_not_utf8_are_replaced_not_fatal() -> None:
     assert await _read_all(b"ok \xff\xfe\n") == ["ok \ufffd\ufffd\n"]
+
+
+@pytest.mark.parametrize(
+    ("line", "request_id"),
+    [
+        ('{"jsonrpc": "1.0", "id": 7, "method": "ping"}', 7),
+        ('{"id": "a", "method": "ping"}', "a"),
+        ('{"jsonrpc": "2.0", "id": 8, "method": "ping", "params": "x"}', 8),
+        ('{"jsonrpc": "2.0", "id": 9, "method": 5}', 9),
+    ],
+)
+def test_a_request_that_is_not_json_rpc_gets_invalid_request_with_its_id(
+    line: str, request_id: int | str
+) -> None:
+    error = invalid_request_error(line)
+    assert error is not None
+    assert (error.id, error.error.code) == (request_id, INVALID_REQUEST)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "not json",
+        "[1, 2]",
+        '{"jsonrpc": "2.0", "method": "notifications/x"}',  # a notification: nobody to answer
+        '{"jsonrpc": "2.0", "id": true, "method": "ping"}',  # no usable id
+        '{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": 3, "result": {}}',  # a response, not a request
+        "[" * 100_000,
+    ],
+)
+def test_a_line_with_nobody_to_answer_gets_nothing(line: str) -> None:
+    assert invalid_request_error(line) is None
