@@ -14,8 +14,9 @@ from enum import StrEnum
 from ..core.patterns import Patterns
 from ..core.types import Capability
 from .cut import Cut, Task, minimum_cut
-from .graph import CapabilityGraph, Direction, Grant, RouteSearch, build_graph, find_routes
+from .graph import CapabilityGraph, Direction, Grant, build_graph
 from .labels import Labelling, label_tools
+from .routes import RouteSearch, find_routes
 from .snapshot import Snapshot
 
 __all__ = [

@@ -24,7 +24,8 @@ import networkx as nx
 from networkx.algorithms.flow import preflow_push
 
 from ..core.types import Capability
-from .graph import CapabilityGraph, Direction, Grant, Node, NodeKind, RouteSearch
+from .graph import CapabilityGraph, Direction, Grant, Node, NodeKind
+from .routes import RouteSearch
 
 __all__ = [
     "Cut",

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from .graph import Edge, Node, NodeKind, route_edges
+from .graph import Edge, Node, NodeKind
+from .routes import route_edges
 
 if TYPE_CHECKING:
     from .analysis import ScanResult

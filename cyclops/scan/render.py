@@ -12,9 +12,9 @@ from typing import Any
 from ..core.types import Capability, Label
 from .analysis import RuntimeRule, ScanResult, runtime_rule
 from .cut import Cut, CutCandidate, TieBreak
-from .graph import RouteSearch
 from .labels import RoleMatch, ToolLabels
 from .picture import mermaid
+from .routes import RouteSearch
 
 __all__ = ["ORDER_NOTE", "SCAN_JSON_VERSION", "dumps", "text_report", "to_json"]
 

@@ -20,9 +20,8 @@ from cyclops.scan.graph import (
     Node,
     NodeKind,
     build_graph,
-    find_routes,
-    route_edges,
 )
+from cyclops.scan.routes import find_routes, route_edges
 
 U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
 
