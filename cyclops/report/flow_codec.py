@@ -1,7 +1,7 @@
 """A flow as JSON and back: the shape session.json uses, shared by the decision log and exports.
 
-:func:`flow_json` writes exactly the ``flows[]`` items of session.json (tests hold the two
-together); :func:`flow_from_json` reads them back into the core's frozen :class:`Flow`, strictly:
+:func:`flow_json` writes the ``flows[]`` items of session.json (session_json.py calls it);
+:func:`flow_from_json` reads them back into the core's frozen :class:`Flow`, strictly:
 a missing key, a wrong type or an unknown enum value is a :class:`RecordError` naming where.
 Only names travel: servers, tools, argument paths, rule ids, coarse destinations.
 """
@@ -31,6 +31,7 @@ __all__ = [
     "flow_from_fields",
     "flow_from_json",
     "flow_json",
+    "link_json",
 ]
 
 E = TypeVar("E", bound=StrEnum)
@@ -49,7 +50,7 @@ def flow_json(flow: Flow) -> dict[str, Any]:
         "severity": flow.severity.value,
         "call_index": flow.call_index,
         "action": flow.action.value,
-        "chain": [_link_json(link) for link in flow.chain],
+        "chain": [link_json(link) for link in flow.chain],
         "evidence": _evidence_json(flow.evidence),
         "choke_point": [capability_json(c) for c in flow.choke_point],
         "leaked_bytes": flow.leaked_bytes,
@@ -61,7 +62,7 @@ def capability_json(capability: Capability) -> dict[str, str]:
     return {"server": capability.server, "tool": capability.tool}
 
 
-def _link_json(link: ChainLink) -> dict[str, Any]:
+def link_json(link: ChainLink) -> dict[str, Any]:
     return {
         "index": link.index,
         "server": link.capability.server,

@@ -22,7 +22,7 @@ from typing import Any
 from .. import __version__
 from ..core.types import Action, Capability, Decision, Flow, FlowClass, Severity
 from .decision_record import DecisionEntry
-from .flow_codec import Fields, capability_json, flow_from_fields
+from .flow_codec import Fields, capability_json, flow_from_fields, link_json
 
 __all__ = [
     "CATEGORY_UID",
@@ -249,15 +249,6 @@ def _observables(sink: Capability | None, destination: str | None) -> list[dict[
 
 def _unmapped(finding: FlowFinding) -> dict[str, Any]:
     flow = finding.flow
-    links = [
-        {
-            "index": link.index,
-            **capability_json(link.capability),
-            "labels": sorted(label.value for label in link.labels),
-            "role": link.role.value,
-        }
-        for link in flow.chain
-    ]
     return {
         "session": finding.session,
         "call_index": flow.call_index,
@@ -265,7 +256,7 @@ def _unmapped(finding: FlowFinding) -> dict[str, Any]:
         "owasp": flow.owasp.code,
         "owasp_name": flow.owasp.value,
         "cyclops_action": flow.action.value,
-        "chain": links,
+        "chain": [link_json(link) for link in flow.chain],
         "choke_point": [capability_json(c) for c in flow.choke_point],
         "leaked_bytes": flow.leaked_bytes,
         "destination": flow.destination,

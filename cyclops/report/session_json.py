@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..core.types import Capability, ChainLink, Evidence, Flow
 from ..core.verdict import ControlEvent, Verdict
+from .flow_codec import capability_json, flow_json
 
 __all__ = ["SCHEMA_VERSION", "VerdictWriter", "verdict_json", "write_json_atomic"]
 
@@ -31,11 +31,11 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
         "session": verdict.session,
         "mode": verdict.mode.value,
         "toxic": verdict.toxic,
-        "flows": [_flow(f) for f in verdict.flows],
+        "flows": [flow_json(f) for f in verdict.flows],
         "leaked_bytes": verdict.leaked_bytes,
         "blocked_bytes": verdict.blocked_bytes,
         "leaked_by_destination": dict(sorted(verdict.leaked_by_destination.items())),
-        "choke_point": [_capability(c) for c in verdict.choke_point],
+        "choke_point": [capability_json(c) for c in verdict.choke_point],
         "metrics": {
             "calls": m.calls,
             "allowed": m.allowed,
@@ -49,7 +49,7 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
             "by_control": {kind.value: n for kind, n in m.by_control.items()},
         },
         "controls": [_control(event) for event in verdict.controls],
-        "quarantined": [_capability(c) for c in verdict.quarantined],
+        "quarantined": [capability_json(c) for c in verdict.quarantined],
         "breaker_tripped": verdict.breaker_tripped,
         "evicted": {"calls": verdict.evicted.calls, "segments": verdict.evicted.segments},
     }
@@ -68,47 +68,6 @@ def _control(event: ControlEvent) -> dict[str, Any]:
         "argument": finding.argument,
         "detail": finding.detail,
     }
-
-
-def _flow(flow: Flow) -> dict[str, Any]:
-    return {
-        "class": flow.flow_class.value,
-        "owasp": flow.owasp.code,
-        "owasp_name": flow.owasp.value,
-        "severity": flow.severity.value,
-        "call_index": flow.call_index,
-        "action": flow.action.value,
-        "chain": [_link(link) for link in flow.chain],
-        "evidence": _evidence(flow.evidence),
-        "choke_point": [_capability(c) for c in flow.choke_point],
-        "leaked_bytes": flow.leaked_bytes,
-        "destination": flow.destination,
-    }
-
-
-def _link(link: ChainLink) -> dict[str, Any]:
-    return {
-        "index": link.index,
-        "server": link.capability.server,
-        "tool": link.capability.tool,
-        "labels": sorted(label.value for label in link.labels),
-        "role": link.role.value,
-    }
-
-
-def _evidence(evidence: Evidence) -> dict[str, Any]:
-    return {
-        "untrusted": evidence.untrusted.value,
-        "steered": evidence.steered,
-        "steered_arguments": list(evidence.steered_arguments),
-        "untrusted_arguments": list(evidence.untrusted_arguments),
-        "sensitive_arguments": list(evidence.sensitive_arguments),
-        "secret_rules": list(evidence.secret_rules),
-    }
-
-
-def _capability(capability: Capability) -> dict[str, str]:
-    return {"server": capability.server, "tool": capability.tool}
 
 
 def write_json_atomic(path: Path, data: object) -> None:
