@@ -14,19 +14,21 @@ keeps reading and loses only the publishing. Capabilities come out sorted.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import networkx as nx
 from networkx.algorithms.flow import edmonds_karp
 
 from .types import Capability, Label
 
-__all__ = ["Route", "choke_point"]
+__all__ = ["Route", "choke_point", "residual_reachable"]
 
 _SOURCE = ("source",)
 _SINK = ("sink",)
 Node = tuple[object, ...]
+N = TypeVar("N", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,10 @@ def choke_point(routes: Iterable[Route]) -> tuple[Capability, ...]:
     if graph.number_of_nodes() == 0:
         return ()
     residual = edmonds_karp(graph, _SOURCE, _SINK)
-    near_sources = _cut_capabilities(graph, _reachable(residual, _SOURCE, forward=True))
-    near_sinks = _cut_capabilities(graph, set(graph) - _reachable(residual, _SINK, forward=False))
+    source_side = residual_reachable(residual, _SOURCE, forward=True)
+    sink_side = residual_reachable(residual, _SINK, forward=False)
+    near_sources = _cut_capabilities(graph, source_side)
+    near_sinks = _cut_capabilities(graph, set(graph) - sink_side)
     best = near_sinks if len(near_sinks) <= len(near_sources) else near_sources
     return tuple(sorted(best))
 
@@ -75,7 +79,7 @@ def _split(graph: nx.DiGraph[Node], capability: Capability, role: Label) -> Node
     return node
 
 
-def _reachable(residual: nx.DiGraph[Node], start: Node, *, forward: bool) -> set[Node]:
+def residual_reachable(residual: nx.DiGraph[N], start: N, *, forward: bool) -> set[N]:
     """Nodes reachable from ``start`` along edges with residual capacity (against them if not
     ``forward``): the source side of the cut nearest the sources, or the sink side of the cut
     nearest the sinks."""

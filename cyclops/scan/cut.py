@@ -15,7 +15,6 @@ Pure. Rules:
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,6 +22,7 @@ from enum import StrEnum
 import networkx as nx
 from networkx.algorithms.flow import preflow_push
 
+from ..core.chokepoint import residual_reachable
 from ..core.types import Capability
 from .graph import CapabilityGraph, Direction, Grant, Node, NodeKind
 from .routes import RouteSearch
@@ -131,8 +131,8 @@ def minimum_cut(
     for sink in graph.of_kind(NodeKind.PUBLIC_SINK):
         network.add_edge(sink, _SINK)
     residual = preflow_push(network, _SOURCE, _SINK)
-    near_stores = _reachable(residual, _SOURCE, forward=True)
-    near_sinks = set(network) - _reachable(residual, _SINK, forward=False)
+    near_stores = residual_reachable(residual, _SOURCE, forward=True)
+    near_sinks = set(network) - residual_reachable(residual, _SINK, forward=False)
     read_side = _candidate(network, near_stores, costs, tasks, NodeKind.PRIVATE_STORE)
     write_side = _candidate(network, near_sinks, costs, tasks, NodeKind.PUBLIC_SINK)
     if read_side.grants == write_side.grants:
@@ -144,23 +144,6 @@ def minimum_cut(
         best, other = sorted((read_side, write_side), key=lambda c: len(c.tasks_broken))
         return Cut(best, other, TieBreak.FEWER_TASKS)
     return Cut(write_side, read_side, TieBreak.WRITE_SIDE)
-
-
-def _reachable(residual: nx.DiGraph[Node], start: Node, *, forward: bool) -> set[Node]:
-    """Nodes reachable from ``start`` along residual capacity (against it if not ``forward``)."""
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        edges = (
-            residual.out_edges(node, data=True) if forward else residual.in_edges(node, data=True)
-        )
-        for u, v, data in edges:
-            other = v if forward else u
-            if other not in seen and data["capacity"] - data["flow"] > 0:
-                seen.add(other)
-                queue.append(other)
-    return seen
 
 
 def _candidate(
