@@ -28,6 +28,7 @@ from .patterns import ProvenanceSettings
 from .text import WORD, entropy, is_common, tokens
 
 __all__ = [
+    "are_distinctive",
     "distinctive_tokens",
     "identifier",
     "identifiers",
@@ -49,30 +50,37 @@ _DIGIT = re.compile(r"\d")
 
 def distinctive_tokens(text: str, settings: ProvenanceSettings) -> list[tuple[int, int]]:
     """Spans of the distinctive tokens of canonical ``text``, in order."""
-    found = []
+    spans = tokens(text, settings.min_token_length)
+    judged = are_distinctive([text[a:b] for a, b in spans], settings)
+    return list(compress(spans, judged))
+
+
+def are_distinctive(candidates: list[str], settings: ProvenanceSettings) -> list[bool]:
+    """Whether each of ``candidates`` (tokens of canonical text) is a distinctive token."""
     min_entropy = settings.min_token_entropy
-    for start, end in tokens(text, settings.min_token_length):
-        token = text[start:end]
-        if token.isalpha():
-            continue  # one plain word, however long, is not distinctive
-        if not _DIGIT.search(token) and all(map(is_common, WORD.findall(token))):
-            continue
-        if entropy(token) >= min_entropy:
-            found.append((start, end))
-    return _without_opaque(text, found, settings)
+    judged = [
+        not token.isalpha()  # one plain word, however long, is not distinctive
+        and (bool(_DIGIT.search(token)) or not all(map(is_common, WORD.findall(token))))
+        and entropy(token) >= min_entropy
+        for token in candidates
+    ]
+    return _without_opaque(candidates, judged, settings)
 
 
 def _without_opaque(
-    text: str, found: list[tuple[int, int]], settings: ProvenanceSettings
-) -> list[tuple[int, int]]:
-    """``found`` minus the opaque ids, checked in one pass (one token per line)."""
+    candidates: list[str], judged: list[bool], settings: ProvenanceSettings
+) -> list[bool]:
+    """``judged`` with the opaque ids among the chosen candidates turned down, checked in one
+    pass (one token per line)."""
     opaque = settings.opaque_id
-    if opaque is None or not found:
-        return found
-    joined = "\n".join([text[a:b] for a, b in found])
-    starts = list(accumulate([b - a + 1 for a, b in found], initial=0))
-    hit = {bisect_right(starts, start) - 1 for start, _ in opaque.spans(joined)}
-    return [span for i, span in enumerate(found) if i not in hit] if hit else found
+    chosen = list(compress(range(len(candidates)), judged))
+    if opaque is None or not chosen:
+        return judged
+    joined = "\n".join([candidates[i] for i in chosen])
+    starts = list(accumulate([len(candidates[i]) + 1 for i in chosen], initial=0))
+    for start, _ in opaque.spans(joined):
+        judged[chosen[bisect_right(starts, start) - 1]] = False
+    return judged
 
 
 _FIELDS = re.compile(r"[:/,;]+")

@@ -33,21 +33,20 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import accumulate, compress, repeat
-from operator import is_not, not_
+from operator import ge, is_not, sub
 from typing import TypeVar
 
 from .distinctive import (
-    distinctive_tokens,
     identifiers,
     locators,
     plain_piece,
     prose_words,
     prose_words_at,
-    secret_like,
     secret_piece,
 )
 from .patterns import ProvenanceSettings
-from .text import WORD, is_common
+from .text import WORD, is_uncommon
+from .tokenfacts import TokenFacts
 from .types import Label
 
 __all__ = ["FingerprintIndex", "Hit", "HitKind", "Segment"]
@@ -111,6 +110,7 @@ class FingerprintIndex:
         self._shingles: dict[int, int | list[int]] = {}
         self._exact: dict[str, int | list[int]] = {}
         self._boilerplate: set[int] = set()
+        self._token_facts = TokenFacts(settings)
         self._segments: dict[int, Segment] = {}
         self._order: deque[int] = deque()
         self._size = 0
@@ -134,14 +134,17 @@ class FingerprintIndex:
         sensitive = Label.SENSITIVE in labels
         seg_id = self._next_id
         self._next_id += 1
-        spans = distinctive_tokens(text, self._s) if sensitive else []
-        secretish = secret_like(text, spans, self._s.secret_entropy)
         family_id = seg_id if family is None else family
-        # Only private text is kept: it is what copies are verified and measured against.
-        kept = text if sensitive else ""
-        segment = Segment(seg_id, call, labels, kept, secretish=secretish, family=family_id)
-        if sensitive:
-            self._add_grams(segment, text, spans)
+        if not sensitive:
+            segment = Segment(seg_id, call, labels, "", secretish=[], family=family_id)
+        else:
+            # Only private text is kept: it is what copies are verified and measured against.
+            facts = self._token_facts.of(text)
+            segment = Segment(seg_id, call, labels, text, facts.secret_parts, family_id)
+            grams = self._post_all(
+                self._grams, segment, facts.gram_keys, facts.gram_offsets, boilerplate=True
+            )
+            segment.grams.extend(grams)
             self._add_shingles(segment, text)
             for value in high_value:
                 self._post_exact(value, segment)
@@ -157,26 +160,6 @@ class FingerprintIndex:
             self._evict()
         return seg_id
 
-    def _add_grams(self, seg: Segment, text: str, spans: list[tuple[int, int]]) -> None:
-        """The k-grams at every position of the distinctive tokens."""
-        k = self._s.kgram
-        keys: list[int] = []
-        offsets: list[int] = []
-        for start, end in spans:
-            positions = range(start, end - k + 1)
-            grams = [text[p : p + k] for p in positions]
-            if _within(seg.secretish, start, end):
-                keys += map(hash, grams)
-                offsets += positions
-                continue
-            # Inside an identifier (``object.__getitem__``) a k-gram of letters only is a piece
-            # of an ordinary word; a copy of the identifier is found by the k-grams across its
-            # symbols.
-            keep = list(map(not_, map(str.isalpha, grams)))
-            keys += map(hash, compress(grams, keep))
-            offsets += compress(positions, keep)
-        seg.grams.extend(self._post_all(self._grams, seg, keys, offsets, boilerplate=True))
-
     def _add_shingles(self, seg: Segment, text: str) -> None:
         """Winnowed shingles of ``shingle_words`` words holding enough uncommon ones: any copy
         of ``shingle_words + shingle_window - 1`` words shares one."""
@@ -184,12 +167,9 @@ class FingerprintIndex:
         words, starts = prose_words_at(text)
         if len(words) < n:
             return
-        uncommon = [len(word) > 2 and not is_common(word) for word in words]
         # How many of the n words from each position on are uncommon, from running totals.
-        totals = list(accumulate(uncommon, initial=0))
-        chosen = [
-            after - before >= wanted for after, before in zip(totals[n:], totals[:-n], strict=True)
-        ]
+        totals = list(accumulate(map(is_uncommon, words), initial=0))
+        chosen = list(map(ge, map(sub, totals[n:], totals[:-n]), repeat(wanted)))
         keys = list(map(hash, compress(_shingles_of(words, n), chosen)))
         where = list(compress(starts, chosen))
         winnowed = _winnow(keys, self._s.shingle_window)
@@ -213,21 +193,23 @@ class FingerprintIndex:
         if offsets and max(offsets) > _OFFSET_MASK:
             offsets = [min(offset, _OFFSET_MASK) for offset in offsets]
         # Built backwards, so that each key keeps its first offset.
-        first = {key: base | offset for key, offset in zip(keys[::-1], offsets[::-1], strict=True)}
-        get = table.get
-        dropped = self._boilerplate if boilerplate else ()
+        first = dict(zip(keys[::-1], map(base.__or__, offsets[::-1]), strict=True))
+        # Keys new to the table are added at once (in C); only keys already there need a look.
+        # (set.difference looks each of its own items up in the other: O(len(first)).)
+        fresh = set(first).difference(table)
+        if boilerplate:
+            fresh = fresh.difference(self._boilerplate)
+        table.update(zip(fresh, map(first.__getitem__, fresh), strict=True))
+        added = list(fresh)
         limit = self._s.max_sources_per_fingerprint
-        added: list[int] = []
-        for key, posting in first.items():
-            current = get(key)
-            if current is None:
-                if key in dropped:
-                    continue
-                table[key] = posting
-            elif isinstance(current, int):
-                table[key] = [current, posting]
+        for key in first.keys() - fresh:
+            current = table.get(key)
+            if current is None:  # boilerplate, dropped for good
+                continue
+            if isinstance(current, int):
+                table[key] = [current, first[key]]
             elif len(current) < limit:
-                current.append(posting)
+                current.append(first[key])
             else:
                 del table[key]
                 self._boilerplate.add(key)
@@ -291,31 +273,35 @@ class FingerprintIndex:
             map(self._grams.get, map(hash, [text[i : i + k] for i in range(len(text) - k + 1)]))
         )
         covered: dict[int, int] = {}  # segment -> query position up to which it is matched
+        # segment -> diagonal, query end and secret part of the last copy that made no piece:
+        # the k-grams further along that copy extend to the same copy, and make no piece either.
+        refused: dict[int, tuple[int, int, tuple[int, int] | None]] = {}
         for i in compress(range(len(found)), map(is_not, found, repeat(None))):
             for posting in _postings(found[i]):
                 seg = self._segments.get(posting >> _OFFSET_BITS)
                 if seg is None or covered.get(seg.id, -1) > i:
                     continue
-                hit = self._extend(seg, posting & _OFFSET_MASK, text, i, k)
-                if hit is not None:
+                offset = posting & _OFFSET_MASK
+                secret = _span_around(seg.secretish, offset, offset + k)
+                last = refused.get(seg.id)
+                if last and last[0] == offset - i and i + k <= last[1] and last[2] == secret:
+                    continue
+                copy = _copy(seg.text, offset, text, i, k)
+                if copy is None:
+                    continue  # hash collision
+                hit = self._piece(seg, copy[0], copy[1], secret)
+                if hit is None:
+                    refused[seg.id] = (offset - i, copy[2], secret)
+                else:
                     covered[seg.id] = i + (hit.end - hit.start) - k + 1
                     yield hit
 
-    def _extend(self, seg: Segment, offset: int, text: str, i: int, k: int) -> Hit | None:
+    def _piece(
+        self, seg: Segment, start: int, end: int, secret: tuple[int, int] | None
+    ) -> Hit | None:
+        """The hit for a copy of ``seg.text[start:end]`` found by a k-gram inside ``secret``
+        (a secret-like part), if the copy is a piece of data."""
         source = seg.text
-        if source[offset : offset + k] != text[i : i + k]:
-            return None  # hash collision
-        start, q = offset, i
-        while start > 0 and q > 0 and source[start - 1] == text[q - 1]:
-            start, q = start - 1, q - 1
-        end, q = offset + k, i + k
-        while end < len(source) and q < len(text) and source[end] == text[q]:
-            end, q = end + 1, q + 1
-        while start < end and source[start].isspace():
-            start += 1
-        while end > start and source[end - 1].isspace():
-            end -= 1
-        secret = _span_around(seg.secretish, offset, offset + k)
         pieces = []
         if secret is not None:  # the part inside the secret-like token
             inside = max(start, secret[0]), min(end, secret[1])
@@ -345,6 +331,26 @@ class FingerprintIndex:
                 seg = self._segments.get(posting >> _OFFSET_BITS)
                 if seg is not None:
                     yield Hit(seg.id, seg.call, seg.labels, kind, value=value)
+
+
+def _copy(source: str, offset: int, text: str, i: int, k: int) -> tuple[int, int, int] | None:
+    """The whole copy around a k-gram found at ``offset`` in ``source`` and ``i`` in ``text``:
+    its start and end in ``source`` (without surrounding whitespace) and its end in ``text``;
+    None when the two k-grams differ (a hash collision)."""
+    if source[offset : offset + k] != text[i : i + k]:
+        return None
+    start, q = offset, i
+    while start > 0 and q > 0 and source[start - 1] == text[q - 1]:
+        start, q = start - 1, q - 1
+    end, q = offset + k, i + k
+    while end < len(source) and q < len(text) and source[end] == text[q]:
+        end, q = end + 1, q + 1
+    query_end = q
+    while start < end and source[start].isspace():
+        start += 1
+    while end > start and source[end - 1].isspace():
+        end -= 1
+    return start, end, query_end
 
 
 def _postings(value: int | list[int] | None) -> list[int]:

@@ -9,7 +9,15 @@ from functools import lru_cache
 
 from .commonwords import COMMON_WORDS
 
-__all__ = ["WORD", "countable_chars", "entropy", "is_common", "tokens", "words"]
+__all__ = [
+    "WORD",
+    "countable_chars",
+    "entropy",
+    "is_common",
+    "is_uncommon",
+    "tokens",
+    "words",
+]
 
 # Tokens are what a copy keeps together: runs without whitespace, quotes or brackets. A URL's
 # scheme is cut off so that every URL does not share "https://" with every other.
@@ -81,6 +89,12 @@ def is_common(word: str) -> bool:
             if len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in COMMON_WORDS:
                 return True
     return False
+
+
+@lru_cache(maxsize=65536)
+def is_uncommon(word: str) -> bool:
+    """Whether a (case-folded) word counts in a shingle: longer than two letters, not common."""
+    return len(word) > 2 and not is_common(word)
 
 
 def countable_chars(text: str) -> int:

@@ -1,0 +1,95 @@
+"""What the fingerprint index needs to know of each token of a private text, worked out once
+per distinct token.
+
+A token's facts depend on the token alone: whether it is distinctive, its secret-like parts,
+and the k-grams it is fingerprinted with. Tokens recur — an identifier throughout a source file,
+a key in every row of a JSON result, a host in every line of a config — so the facts are kept
+by token, and a text costs its tokenising plus the work for the tokens not seen before. The
+memo changes no result: the facts of a token are the same whether worked out now or earlier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import add, not_
+
+from .distinctive import are_distinctive, secret_like
+from .patterns import ProvenanceSettings
+from .text import tokens
+
+__all__ = ["TextFacts", "TokenFacts"]
+
+_NOT_DISTINCTIVE = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """One distinctive token's facts, at offsets from its start."""
+
+    secret_parts: tuple[tuple[int, int], ...]
+    gram_offsets: tuple[int, ...]
+    gram_keys: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TextFacts:
+    """A text's distinctive tokens, their secret-like parts and k-grams, at offsets in the text."""
+
+    spans: list[tuple[int, int]]
+    secret_parts: list[tuple[int, int]]
+    gram_offsets: list[int]
+    gram_keys: list[int]
+
+
+class TokenFacts:
+    """The facts of the tokens of canonical texts, memoised per token (at most ``max_tokens``;
+    past that the memo starts afresh)."""
+
+    def __init__(self, settings: ProvenanceSettings, max_tokens: int = 65536) -> None:
+        self._s = settings
+        self._max = max_tokens
+        self._known: dict[str, _Facts | None] = {}
+
+    def of(self, text: str) -> TextFacts:
+        spans = tokens(text, self._s.min_token_length)
+        words = [text[a:b] for a, b in spans]
+        known = self._known
+        new = list(dict.fromkeys(w for w in words if w not in known))
+        if new:
+            if len(known) + len(new) > self._max:
+                known.clear()
+            known.update(zip(new, self._work_out(new), strict=True))
+        facts = TextFacts([], [], [], [])
+        for (start, _), word in zip(spans, words, strict=True):
+            found = known[word]
+            if found is _NOT_DISTINCTIVE:
+                continue
+            facts.spans.append((start, start + len(word)))
+            facts.secret_parts.extend((start + a, start + b) for a, b in found.secret_parts)
+            facts.gram_offsets.extend(map(add, found.gram_offsets, repeat(start)))
+            facts.gram_keys.extend(found.gram_keys)
+        return facts
+
+    def _work_out(self, words: list[str]) -> list[_Facts | None]:
+        judged = are_distinctive(words, self._s)
+        return [
+            self._facts(word) if distinctive else _NOT_DISTINCTIVE
+            for word, distinctive in zip(words, judged, strict=True)
+        ]
+
+    def _facts(self, word: str) -> _Facts:
+        k = self._s.kgram
+        parts = secret_like(word, [(0, len(word))], self._s.secret_entropy)
+        positions = range(len(word) - k + 1)
+        grams = [word[p : p + k] for p in positions]
+        if (0, len(word)) in parts:  # random-looking throughout: every k-gram
+            return _Facts(tuple(parts), tuple(positions), tuple(map(hash, grams)))
+        # Inside an identifier (``object.__getitem__``) a k-gram of letters only is a piece of an
+        # ordinary word; a copy of the identifier is found by the k-grams across its symbols.
+        keep = list(map(not_, map(str.isalpha, grams)))
+        return _Facts(
+            tuple(parts),
+            tuple(compress(positions, keep)),
+            tuple(map(hash, compress(grams, keep))),
+        )
