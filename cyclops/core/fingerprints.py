@@ -45,7 +45,7 @@ from .distinctive import (
     secret_piece,
 )
 from .patterns import ProvenanceSettings
-from .text import WORD, is_uncommon
+from .text import WORD, is_uncommon, word_code
 from .tokenfacts import TokenFacts
 from .types import Label
 
@@ -359,9 +359,11 @@ def _postings(value: int | list[int] | None) -> list[int]:
     return [value] if isinstance(value, int) else value
 
 
-def _shingles_of(words: list[str], n: int) -> Iterator[tuple[str, ...]]:
-    """Every run of ``n`` consecutive words; its hash is its key."""
-    return zip(*[words[i:] for i in range(n)], strict=False)
+def _shingles_of(words: list[str], n: int) -> Iterator[tuple[int, ...]]:
+    """Every run of ``n`` consecutive words, as their codes; its hash is its key (the hash of
+    a tuple of ints is the same in every process)."""
+    codes = list(map(word_code, words))
+    return zip(*[codes[i:] for i in range(n)], strict=False)
 
 
 def _winnow(hashes: list[int], window: int) -> list[int]:

@@ -6,6 +6,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
+from hashlib import blake2b
 
 from .commonwords import COMMON_WORDS
 
@@ -16,6 +17,7 @@ __all__ = [
     "is_common",
     "is_uncommon",
     "tokens",
+    "word_code",
     "words",
 ]
 
@@ -95,6 +97,14 @@ def is_common(word: str) -> bool:
 def is_uncommon(word: str) -> bool:
     """Whether a (case-folded) word counts in a shingle: longer than two letters, not common."""
     return len(word) > 2 and not is_common(word)
+
+
+@lru_cache(maxsize=65536)
+def word_code(word: str) -> int:
+    """A 64-bit number for ``word``, the same in every process (``hash`` of a str is salted per
+    process). Winnowing keeps fingerprints by their numbers: were they salted, a replay could
+    keep other fingerprints, and decide otherwise, than the live session did."""
+    return int.from_bytes(blake2b(word.encode(), digest_size=8).digest(), "big")
 
 
 def countable_chars(text: str) -> int:
