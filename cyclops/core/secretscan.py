@@ -36,16 +36,21 @@ class SecretScanner:
     def __init__(self, rules: Sequence[SecretRule]) -> None:
         self._rules = tuple(rules)
         self._keywords = KeywordFinder(k for rule in self._rules for k in rule.keywords)
+        self._always = frozenset(i for i, rule in enumerate(self._rules) if not rule.keywords)
+        self._by_keyword: dict[str, list[int]] = {}
+        for i, rule in enumerate(self._rules):
+            for keyword in rule.keywords:
+                self._by_keyword.setdefault(keyword, []).append(i)
 
     def scan(self, text: str) -> list[SecretFinding]:
         """Every secret-rule finding in ``text``, in rule order."""
         text = text[:MAX_SCAN_CHARS]
         present = self._keywords.present(text.lower())
+        # The rules to run: those without keywords, and those with a keyword present.
+        chosen = set(self._always).union(*(self._by_keyword[k] for k in present))
         findings: list[SecretFinding] = []
-        for rule in self._rules:
-            if rule.keywords and present.isdisjoint(rule.keywords):
-                continue
-            findings.extend(self._matches(rule, text))
+        for i in sorted(chosen):
+            findings.extend(self._matches(self._rules[i], text))
         return findings
 
     def _matches(self, rule: SecretRule, text: str) -> Iterator[SecretFinding]:
