@@ -15,7 +15,8 @@ Rules of an export:
    logged to stderr (the first, then when it recovers), never raised: an export can neither
    block nor crash the proxy. After a failure the task backs off (0.5 s doubling to 30 s) and
    the queue absorbs what arrives meanwhile.
-3. On shutdown what is queued is sent within a bounded time, then the counts are logged.
+3. On shutdown what is queued is sent within a bounded time, then the counts are logged; a
+   finding the task took off the queue is sent whole, shutdown or not.
 """
 
 from __future__ import annotations
@@ -275,7 +276,10 @@ class Exporter:
 
     async def run(self) -> None:
         async for item in self._queue_out:
-            await self._deliver(item)
+            # An item taken off the queue is delivered even if shutdown cancels this task
+            # meanwhile: the drain sees only what is still queued. Every sink bounds its time.
+            with anyio.CancelScope(shield=True):
+                await self._deliver(item)
             if self._delay:
                 await anyio.sleep(self._delay)
 
