@@ -88,7 +88,6 @@ class ProvenanceSettings:
     kgram: int = 6
     min_fragment: int = 8
     secret_entropy: float = 3.0
-    untrusted_window: int = 7
     min_token_length: int = 8
     min_token_entropy: float = 2.5
     shingle_words: int = 5
@@ -313,7 +312,6 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         kgram=table.integer("kgram", defaults.kgram, minimum=4),
         min_fragment=table.integer("min_fragment", defaults.min_fragment, minimum=4),
         secret_entropy=table.number("secret_entropy", defaults.secret_entropy),
-        untrusted_window=table.integer("untrusted_window", defaults.untrusted_window, minimum=1),
         min_token_length=table.integer("min_token_length", defaults.min_token_length, minimum=4),
         min_token_entropy=table.number("min_token_entropy", defaults.min_token_entropy),
         shingle_words=table.integer("shingle_words", defaults.shingle_words, minimum=2),
