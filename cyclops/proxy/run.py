@@ -29,6 +29,7 @@ from ..report.feed import DecisionFeed
 from .config import DownstreamConfig
 from .downstream import Callbacks, Connect, Downstream, State
 from .hoststdin import answering_invalid_requests, host_stdin
+from .hoststdout import host_stdout
 from .http import HttpOptions, serve_http
 from .pinning import PinStore
 from .server import Tap
@@ -143,11 +144,12 @@ async def _serve_host(
     else:
         tg.start_soon(_stop_on_signals, stop_signals, tg.cancel_scope.cancel)
         lines = host_stdin()
-        async with (
-            stdio_server(stdin=lines) as (read, write),
-            answering_invalid_requests(read, write, lines) as checked,
-        ):
-            await server.run(checked, write, server.create_initialization_options())
+        with host_stdout() as wire:
+            async with (
+                stdio_server(stdin=lines, stdout=wire) as (read, write),
+                answering_invalid_requests(read, write, lines) as checked,
+            ):
+                await server.run(checked, write, server.create_initialization_options())
 
 
 def _session_key(options: ServeOptions) -> Callable[[Any], str]:

@@ -190,6 +190,7 @@ class Tap:
         if not self._detection:  # --mode off: a plain proxy (for comparison, and debugging)
             return await self._forward(ctx, downstream, method, forward)
         async with upstream.lock:
+            upstream.read_results()
             context = self._context(upstream, call)
             decision = guard.decide(upstream.core, call)
             if decision.action is Action.ASK:
@@ -215,7 +216,8 @@ class Tap:
             except MCPError:
                 self._finish(upstream, decision, None, context)
                 raise
-            guard.observe(upstream.core, decision.index, result)
+            upstream.unread.append((decision.index, result))
+            self.sessions.read_soon(upstream)
             self._finish(upstream, decision, result, context)
             return result
 

@@ -155,3 +155,40 @@ async def test_a_host_on_the_2026_protocol_is_tapped_like_one_on_the_handshake(
         ]
     assert [r.get("isError", False) for r in results] == [False, False, True]
     assert posted == []
+
+
+
+@pytest.fixture
+def results_read_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core reads a result after its response went out, in the background; with the
+    background reading off, only the catch-ups that correctness rests on are left."""
+
+    async def never(session: object) -> None:
+        return None
+
+    monkeypatch.setattr("cyclops.proxy.sessions._read_after_reply", never)
+
+
+@pytest.mark.usefixtures("results_read_only_when_needed")
+async def test_a_result_already_returned_is_in_the_verdict_though_no_call_follows(
+    tmp_path: Path,
+) -> None:
+    leaked_page = f"<p>Build log</p> AWS_SECRET_ACCESS_KEY={SECRET}/wJalrXUtnFEMI"
+
+    async def fetch(args: dict[str, Any]) -> dict[str, Any]:
+        return text(leaked_page)
+
+    servers = {"web": tools_server("web", {"fetch_page": fetch})}
+    async with proxied(servers, tmp_path) as host:
+        await host.raw("tools/call", {"name": "fetch_page", "arguments": {"url": "https://x.org"}})
+    (verdict,) = verdicts(tmp_path)
+    assert verdict["metrics"]["by_label"]["sensitive"] == 1  # from the result's content alone
+
+
+@pytest.mark.usefixtures("results_read_only_when_needed")
+async def test_each_decision_sees_every_result_returned_before_it(tmp_path: Path) -> None:
+    results, posted = await run_attack(tmp_path, Mode.PREVENT)
+    assert [r.get("isError", False) for r in results] == [False, False, True]
+    assert posted == []
+    (verdict,) = verdicts(tmp_path)
+    assert verdict["flows"][0]["class"] == "exfiltration"
