@@ -11,13 +11,15 @@ Rules of the index:
    shared by a web page and an e-mail never link them.
 4. Sensitive text is fingerprinted at every position (k-grams with k = ``kgram``), so a copied
    fragment as short as k characters is found and measured exactly, whatever the token
-   boundaries around it. Untrusted text is winnowed: any copy of ``kgram + window - 1``
-   characters is found, at a fraction of the memory. Every hit is verified against the kept
-   text and extended to the whole copy; a copy shorter than ``min_fragment`` counts only inside
-   a secret-like (high-entropy) token, where it is a piece of a secret, not a coincidence.
-5. Private prose is fingerprinted as word shingles that hold uncommon words; short high-value
-   values (codes, IBANs, card numbers) and untrusted locators and identifiers (hosts, e-mail
-   addresses, handles, ``#633``, branch names) are indexed whole.
+   boundaries around it. Every hit is verified against the kept text and extended to the whole
+   copy; a copy shorter than ``min_fragment`` counts only inside a secret-like (high-entropy)
+   token, where it is a piece of a secret, not a coincidence.
+5. Private prose is fingerprinted as winnowed word shingles that hold uncommon words (any copy
+   of ``shingle_words + shingle_window - 1`` words shares one; which are kept is decided by
+   unsalted word digests, the same in every process); short high-value values (codes, IBANs,
+   card numbers) and untrusted locators and identifiers (hosts, e-mail addresses, handles,
+   ``#633``, branch names) are indexed whole. Untrusted text is indexed by these alone: they
+   are what it steers with.
 6. A fingerprint found in more than ``max_sources_per_fingerprint`` results is boilerplate and
    is dropped for good.
 7. Looking text up costs time proportional to the text, never to the number of results indexed.
@@ -32,20 +34,18 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from itertools import accumulate, compress, repeat
-from operator import ge, is_not, sub
+from itertools import compress, repeat
+from operator import is_not
 from typing import TypeVar
 
 from .distinctive import (
     identifiers,
     locators,
     plain_piece,
-    prose_words,
-    prose_words_at,
     secret_piece,
 )
 from .patterns import ProvenanceSettings
-from .text import WORD, is_uncommon, word_code
+from .shingles import private_shingles, shingle_keys, shingle_span
 from .tokenfacts import TokenFacts
 from .types import Label
 
@@ -161,21 +161,8 @@ class FingerprintIndex:
         return seg_id
 
     def _add_shingles(self, seg: Segment, text: str) -> None:
-        """Winnowed shingles of ``shingle_words`` words holding enough uncommon ones: any copy
-        of ``shingle_words + shingle_window - 1`` words shares one."""
-        n, wanted = self._s.shingle_words, self._s.min_uncommon_words
-        words, starts = prose_words_at(text)
-        if len(words) < n:
-            return
-        # How many of the n words from each position on are uncommon, from running totals.
-        totals = list(accumulate(map(is_uncommon, words), initial=0))
-        chosen = list(map(ge, map(sub, totals[n:], totals[:-n]), repeat(wanted)))
-        keys = list(map(hash, compress(_shingles_of(words, n), chosen)))
-        where = list(compress(starts, chosen))
-        winnowed = _winnow(keys, self._s.shingle_window)
-        hashes = list(map(keys.__getitem__, winnowed))
-        picked = list(map(where.__getitem__, winnowed))
-        seg.shingles.extend(self._post_all(self._shingles, seg, hashes, picked, boilerplate=False))
+        keys, starts = private_shingles(text, self._s)
+        seg.shingles.extend(self._post_all(self._shingles, seg, keys, starts, boilerplate=False))
 
     def _post_all(
         self,
@@ -316,12 +303,11 @@ class FingerprintIndex:
 
     def shingles(self, text: str) -> Iterator[Hit]:
         n = self._s.shingle_words
-        words = prose_words(text)
-        for value in map(self._shingles.get, map(hash, _shingles_of(words, n))):
+        for value in map(self._shingles.get, shingle_keys(text, n)):
             for posting in _postings(value):
                 seg = self._segments.get(posting >> _OFFSET_BITS)
                 if seg is not None:
-                    span = _shingle_span(seg.text, posting & _OFFSET_MASK, n)
+                    span = shingle_span(seg.text, posting & _OFFSET_MASK, n)
                     yield Hit(seg.id, seg.call, seg.labels, HitKind.SHINGLE, *span)
 
     def exact(self, values: Iterable[str], kind: HitKind) -> Iterator[Hit]:
@@ -359,29 +345,6 @@ def _postings(value: int | list[int] | None) -> list[int]:
     return [value] if isinstance(value, int) else value
 
 
-def _shingles_of(words: list[str], n: int) -> Iterator[tuple[int, ...]]:
-    """Every run of ``n`` consecutive words, as their codes; its hash is its key (the hash of
-    a tuple of ints is the same in every process)."""
-    codes = list(map(word_code, words))
-    return zip(*[codes[i:] for i in range(n)], strict=False)
-
-
-def _winnow(hashes: list[int], window: int) -> list[int]:
-    """The offsets of the minimum of every window of ``window`` consecutive hashes, in order.
-
-    Any run of ``window`` k-grams keeps at least one fingerprint, so a copy of
-    ``kgram + window - 1`` characters always shares one. The sliding minimum is taken with
-    ``map(min, ...)`` over shifted lists so that the work stays in C.
-    """
-    if window <= 1:
-        return list(range(len(hashes)))
-    if len(hashes) <= window:
-        return [hashes.index(min(hashes))] if hashes else []
-    mins = map(min, *[hashes[i:] for i in range(window)])
-    where = dict(zip(hashes, range(len(hashes)), strict=True))  # a repeated hash: its last offset
-    return sorted(map(where.__getitem__, set(mins)))
-
-
 def _within(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     """Whether [start, end) lies inside one of the sorted, disjoint ``spans``."""
     return _span_around(spans, start, end) is not None
@@ -391,18 +354,6 @@ def _span_around(spans: list[tuple[int, int]], start: int, end: int) -> tuple[in
     """The one of the sorted, disjoint ``spans`` that [start, end) lies inside, if any."""
     i = bisect_right(spans, (start, _OFFSET_MASK)) - 1
     return spans[i] if i >= 0 and spans[i][0] <= start and end <= spans[i][1] else None
-
-
-def _shingle_span(text: str, start: int, n: int) -> tuple[int, int]:
-    end = start
-    count = 0
-    for match in WORD.finditer(text, start):
-        if match.group().isalpha():
-            end = match.end()
-            count += 1
-            if count == n:
-                break
-    return start, end
 
 
 def _forget(table: dict[_K, int | list[int]], keys: Iterable[_K], seg_id: int) -> None:

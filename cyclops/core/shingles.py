@@ -1,0 +1,79 @@
+"""Word shingles of private prose: which are fingerprinted, and the keys to look text up by.
+
+Rules:
+
+1. A shingle is ``shingle_words`` consecutive prose words; only those holding at least
+   ``min_uncommon_words`` uncommon words are fingerprinted (common prose links nothing).
+2. Of those, the minimum key of every ``shingle_window`` consecutive ones is kept (winnowing):
+   any copy of ``shingle_words + shingle_window - 1`` words shares a kept fingerprint.
+3. A key is the hash of the shingle's word codes: unsalted digests, so the same shingles are
+   kept in every process, and a replay decides as the live session did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import accumulate, compress, repeat
+from operator import ge, sub
+
+from .distinctive import prose_words, prose_words_at
+from .patterns import ProvenanceSettings
+from .text import WORD, is_uncommon, word_code
+
+__all__ = ["private_shingles", "shingle_keys", "shingle_span"]
+
+
+def private_shingles(text: str, settings: ProvenanceSettings) -> tuple[list[int], list[int]]:
+    """The keys of the shingles of canonical ``text`` to fingerprint, and where each starts."""
+    n, wanted = settings.shingle_words, settings.min_uncommon_words
+    words, starts = prose_words_at(text)
+    if len(words) < n:
+        return [], []
+    # How many of the n words from each position on are uncommon, from running totals.
+    totals = list(accumulate(map(is_uncommon, words), initial=0))
+    chosen = list(map(ge, map(sub, totals[n:], totals[:-n]), repeat(wanted)))
+    keys = list(map(hash, compress(_shingles_of(words, n), chosen)))
+    where = list(compress(starts, chosen))
+    kept = _winnow(keys, settings.shingle_window)
+    return list(map(keys.__getitem__, kept)), list(map(where.__getitem__, kept))
+
+
+def shingle_keys(text: str, n: int) -> Iterator[int]:
+    """The key of every shingle of ``n`` words of canonical ``text``, to look it up by."""
+    return map(hash, _shingles_of(prose_words(text), n))
+
+
+def _shingles_of(words: list[str], n: int) -> Iterator[tuple[int, ...]]:
+    """Every run of ``n`` consecutive words, as their codes; its hash is its key (the hash of
+    a tuple of ints is the same in every process)."""
+    codes = list(map(word_code, words))
+    return zip(*[codes[i:] for i in range(n)], strict=False)
+
+
+def _winnow(hashes: list[int], window: int) -> list[int]:
+    """The offsets of the minimum of every window of ``window`` consecutive hashes, in order.
+
+    Any run of ``window`` consecutive keys keeps at least one, so a copy spanning that many
+    shingles always shares one. The sliding minimum is taken with ``map(min, ...)`` over
+    shifted lists so that the work stays in C.
+    """
+    if window <= 1:
+        return list(range(len(hashes)))
+    if len(hashes) <= window:
+        return [hashes.index(min(hashes))] if hashes else []
+    mins = map(min, *[hashes[i:] for i in range(window)])
+    where = dict(zip(hashes, range(len(hashes)), strict=True))  # a repeated hash: its last offset
+    return sorted(map(where.__getitem__, set(mins)))
+
+
+def shingle_span(text: str, start: int, n: int) -> tuple[int, int]:
+    """The span of the ``n`` prose words of ``text`` from ``start`` (a kept shingle)."""
+    end = start
+    count = 0
+    for match in WORD.finditer(text, start):
+        if match.group().isalpha():
+            end = match.end()
+            count += 1
+            if count == n:
+                break
+    return start, end
