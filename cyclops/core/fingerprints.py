@@ -345,11 +345,6 @@ def _postings(value: int | list[int] | None) -> list[int]:
     return [value] if isinstance(value, int) else value
 
 
-def _within(spans: list[tuple[int, int]], start: int, end: int) -> bool:
-    """Whether [start, end) lies inside one of the sorted, disjoint ``spans``."""
-    return _span_around(spans, start, end) is not None
-
-
 def _span_around(spans: list[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
     """The one of the sorted, disjoint ``spans`` that [start, end) lies inside, if any."""
     i = bisect_right(spans, (start, _OFFSET_MASK)) - 1
