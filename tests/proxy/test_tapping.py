@@ -157,7 +157,6 @@ async def test_a_host_on_the_2026_protocol_is_tapped_like_one_on_the_handshake(
     assert posted == []
 
 
-
 @pytest.fixture
 def results_read_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The core reads a result after its response went out, in the background; with the
