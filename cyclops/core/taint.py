@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from .arguments import ArgLeaf, hosts_in
 from .patterns import ArgumentRule, Patterns, Role
-from .regex import normalize_path
+from .regex import RegexError, SafeRegex, normalize_path
 from .secretscan import SecretScanner
 from .types import Capability, Label
 
@@ -48,6 +48,7 @@ class Labeller:
         self._tools: dict[str, set[str]] = {}
         self._learned: dict[str, frozenset[str]] = {}
         self._secrets = SecretScanner(patterns.secrets)
+        self._markers = _any_of(patterns.untrusted_markers)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
 
     def learn_tools(self, server: str, tools: Iterable[str]) -> None:
@@ -138,9 +139,7 @@ class Labeller:
         """The labels of a result: its call's source labels plus what its content shows."""
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
         for text in texts:
-            if Label.UNTRUSTED not in labels and any(
-                m.search(text) for m in self._p.untrusted_markers
-            ):
+            if Label.UNTRUSTED not in labels and any(m.search(text) for m in self._markers):
                 labels.add(Label.UNTRUSTED)
             if Label.SENSITIVE not in labels and self._secrets.scan(text):
                 labels.add(Label.SENSITIVE)
@@ -149,6 +148,17 @@ class Labeller:
     @property
     def secrets(self) -> SecretScanner:
         return self._secrets
+
+
+def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
+    """The regexes as one alternation, searched in one pass (a 2 KB result: one search instead
+    of one per marker); as they are if they cannot be joined (a group name used twice)."""
+    if len(regexes) < 2:
+        return regexes
+    try:
+        return (SafeRegex("|".join(f"(?:{r.pattern})" for r in regexes)),)
+    except RegexError:
+        return regexes
 
 
 def _is_whole_url(value: str) -> bool:

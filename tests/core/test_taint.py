@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from cyclops.core import Capability, Label, Patterns
+from cyclops.core import Capability, Label, Patterns, parse_patterns
 from cyclops.core.arguments import leaves, registrable_domain
 from cyclops.core.taint import Labeller
 from cyclops.core.types import JSON
@@ -106,3 +106,22 @@ def test_nested_arguments_flatten_to_paths() -> None:
 )
 def test_destinations_are_reported_as_registrable_domains(host: str, domain: str) -> None:
     assert registrable_domain(host) == domain
+
+
+@pytest.mark.parametrize(
+    ("text", "untrusted"),
+    [
+        ("SHOUTED FIRST MARKER", True),  # the first marker is case-insensitive
+        ("exact second", True),
+        ("EXACT SECOND", False),  # the second is not: the first one's (?i) stays its own
+        ("neither", False),
+    ],
+)
+def test_untrusted_markers_searched_at_once_keep_their_own_flags(
+    text: str, untrusted: bool
+) -> None:
+    patterns = parse_patterns(
+        "[results]\nuntrusted_markers = ['(?i)shouted first marker', 'exact second']\n"
+    )
+    labels = Labeller(patterns).result_labels(frozenset(), [text])
+    assert (U in labels) is untrusted
