@@ -295,8 +295,12 @@ class Provenance:
             piece = text[:budget]
             budget -= len(piece)
             family: int | None = None
+            seen: set[str] = set()
             for form in self._forms_to_index(piece, labels):
                 cleaned = clean(form)
+                if cleaned in seen:
+                    continue  # a text and its cleaned form are one text to the index
+                seen.add(cleaned)
                 rules = self._p.provenance.high_value
                 values = [hv.value for hv in high_values(rules, cleaned)] if sensitive else []
                 text_form = matchable(cleaned)
