@@ -25,7 +25,7 @@ from .fingerprints import Hit, HitKind
 from .patterns import LeakSettings
 from .text import countable_chars
 
-__all__ = ["IntervalSet", "Leak", "LeakLedger", "Source"]
+__all__ = ["IntervalSet", "Leak", "LeakLedger", "Source", "significant_hits"]
 
 Source = tuple[str, int]
 """A sensitive segment's canonical text and the family (original result piece) it belongs to."""
@@ -168,3 +168,17 @@ def _covered(value: str, spans: IntervalSet | None, source: Source | None) -> bo
         return False
     text = source[0]
     return any(value in "".join(c for c in text[a:b] if c.isalnum()) for a, b in spans)
+
+
+def significant_hits(
+    hits: Iterable[Hit], leak: Leak, sources: Mapping[int, Source]
+) -> frozenset[Hit]:
+    """The hits of the families (and values) that count in ``leak``; the rest is noise."""
+    if not leak.triggered:
+        return frozenset()
+    return frozenset(
+        h
+        for h in hits
+        if (h.kind is HitKind.HIGH_VALUE and h.value in leak.values)
+        or (h.segment in sources and sources[h.segment][1] in leak.significant)
+    )

@@ -223,6 +223,10 @@ class Provenance:
         if path is not None:
             data["arguments"].add(path)
 
+    def private_hits_of(self, matches: Iterable[ArgumentMatch]) -> list[Hit]:
+        """:meth:`private_hits` of the sensitive hits of ``matches``."""
+        return self.private_hits(h for m in matches for h in m.sensitive_hits)
+
     def private_hits(self, hits: Iterable[Hit]) -> list[Hit]:
         """The sensitive hits that carry private data, without two kinds of piece:
 

@@ -20,8 +20,9 @@ from typing import Any
 
 from .arguments import ArgLeaf, leaves
 from .canon import clean, matchable
+from .patterns import FlowPolicy
 from .provenance import ArgumentMatch
-from .types import JSON, ArgPath
+from .types import JSON, Action, ArgPath, ControlFinding, ControlKind, Evidence, FlowClass
 from .unmask import unmask
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "marker",
     "redact_arguments",
     "redact_value",
+    "redaction",
     "replace_at",
     "secret_targets",
 ]
@@ -163,3 +165,32 @@ def changed_paths(before: Mapping[str, JSON], after: Mapping[str, JSON]) -> froz
     old = {leaf.path: leaf.value for leaf in leaves(before)}
     new = {leaf.path: leaf.value for leaf in leaves(after)}
     return frozenset(path for path, value in old.items() if new.get(path) != value)
+
+
+def redaction(
+    arguments: Mapping[str, JSON],
+    args: Sequence[ArgLeaf],
+    *,
+    matches: Iterable[ArgumentMatch],
+    findings: Iterable[tuple[FlowClass, Evidence]],
+    controls: Iterable[ControlFinding],
+    policies: Mapping[FlowClass, FlowPolicy],
+) -> Mapping[str, JSON] | None:
+    """A call's arguments with what its findings and controls want redacted taken out: the
+    secrets of secret rules and of secret-egress flows, the private data of exfiltration flows
+    (None: nothing to take out was found)."""
+    redacts = {cls for cls, _ in findings if policies[cls].action is Action.REDACT}
+    rules = {c.rule for c in controls if c.kind is ControlKind.SECRET and c.action is Action.REDACT}
+    exfil_paths: list[str] = []
+    for cls, evidence in findings:
+        if cls in redacts and cls is FlowClass.SECRET_EGRESS:
+            rules.update(evidence.secret_rules)
+        if cls in redacts and cls is FlowClass.EXFILTRATION:
+            exfil_paths += evidence.sensitive_arguments
+    targets = [
+        *secret_targets(matches, rules),
+        *(Target(path, FlowClass.EXFILTRATION.value) for path in exfil_paths),
+    ]
+    if not targets:
+        return None
+    return redact_arguments(arguments, args, targets, carries)

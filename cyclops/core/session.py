@@ -28,12 +28,12 @@ from .arguments import leaves
 from .chokepoint import Route, choke_point
 from .controls import CallView, Controller
 from .destinations import destination_name
-from .fingerprints import Hit, HitKind
+from .fingerprints import Hit
 from .flows import CallFacts, Finding, excessive_agency, exfiltration, secret_egress, self_contained
-from .leak import NO_LEAK, Leak, LeakLedger, Source
+from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .patterns import Patterns
-from .provenance import ArgumentMatch, CallShape, Provenance
-from .redact import Target, carries, changed_paths, redact_arguments, secret_targets
+from .provenance import CallShape, Provenance
+from .redact import changed_paths, redaction
 from .results import to_tool_result
 from .taint import Labeller
 from .types import (
@@ -156,10 +156,12 @@ class Session:
         matches = self._prov.match_arguments(index, args, shape) if consequential else []
         destination = destination_name(call.capability, args, arg_labels, matches)
         facts = CallFacts(index, call.capability, labels, matches, destination)
-        hits = _private_hits(self._prov, matches) if egress else []
+        hits = self._prov.private_hits_of(matches) if egress else []
         sources = self._sources(hits)
         leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK
-        findings = self._findings(facts, _significant(hits, leak, sources), leak.completed_bytes)
+        findings = self._findings(
+            facts, significant_hits(hits, leak, sources), leak.completed_bytes
+        )
         view = CallView(call, args, labels, matches, destination)
         controls = tuple(self._controller.check(view))
         wanted = max(
@@ -302,30 +304,15 @@ class Session:
 
     def _redacted(self, draft: _Draft) -> Mapping[str, JSON] | None:
         """The call's arguments with what is to be redacted taken out (None: nothing found)."""
-        redacts = {
-            f.flow_class
-            for f in draft.findings
-            if self.patterns.flows[f.flow_class].action is Action.REDACT
-        }
-        rules = {
-            c.rule
-            for c in draft.controls
-            if c.kind is ControlKind.SECRET and c.action is Action.REDACT
-        }
-        exfil_paths: list[str] = []
-        for f in draft.findings:
-            if f.flow_class in redacts and f.flow_class is FlowClass.SECRET_EGRESS:
-                rules.update(f.evidence.secret_rules)
-            if f.flow_class in redacts and f.flow_class is FlowClass.EXFILTRATION:
-                exfil_paths += f.evidence.sensitive_arguments
         view = draft.view
-        targets = [
-            *secret_targets(view.matches, rules),
-            *(Target(path, FlowClass.EXFILTRATION.value) for path in exfil_paths),
-        ]
-        if not targets:
-            return None
-        return redact_arguments(view.call.arguments, view.args, targets, carries)
+        return redaction(
+            view.call.arguments,
+            view.args,
+            matches=view.matches,
+            findings=[(f.flow_class, f.evidence) for f in draft.findings],
+            controls=draft.controls,
+            policies=self.patterns.flows,
+        )
 
     def _account(self, decision: Decision, draft: _Draft) -> None:
         self._actions[decision.action] += 1
@@ -344,9 +331,8 @@ class Session:
             hits = list(draft.hits)
             if decision.action is Action.REDACT:
                 gone = changed_paths(decision.call.arguments, decision.arguments)
-                hits = _private_hits(
-                    self._prov, [m for m in draft.view.matches if m.path not in gone]
-                )
+                kept = [m for m in draft.view.matches if m.path not in gone]
+                hits = self._prov.private_hits_of(kept)
             if hits:
                 self._ledger.add(destination, hits, draft.sources)
             for flow in decision.flows:
@@ -409,19 +395,3 @@ def _rank(action: Action) -> int:
 
 def _reasons(findings: Sequence[Finding], controls: Sequence[ControlFinding]) -> tuple[Reason, ...]:
     return ((Reason.TOXIC_FLOW,) if findings else ()) + ((Reason.CONTROL,) if controls else ())
-
-
-def _private_hits(prov: Provenance, matches: Iterable[ArgumentMatch]) -> list[Hit]:
-    return prov.private_hits(h for m in matches for h in m.sensitive_hits)
-
-
-def _significant(hits: Sequence[Hit], leak: Leak, sources: Mapping[int, Source]) -> frozenset[Hit]:
-    """The hits of the families (and values) that count in ``leak``; the rest is noise."""
-    if not leak.triggered:
-        return frozenset()
-    return frozenset(
-        h
-        for h in hits
-        if (h.kind is HitKind.HIGH_VALUE and h.value in leak.values)
-        or (h.segment in sources and sources[h.segment][1] in leak.significant)
-    )
