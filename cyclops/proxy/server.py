@@ -396,24 +396,10 @@ class Tap:
 
 
 def _log_decision(session: str, decision: Decision) -> None:
-    call = decision.call
-    if decision.flows:
-        classes = ", ".join(f.flow_class.value for f in decision.flows)
-        log.warning(
-            "%s #%d %s/%s: %s (%s)",
-            session,
-            decision.index,
-            call.server,
-            call.tool,
-            decision.action.value,
-            classes,
-        )
-    else:
-        log.info(
-            "%s #%d %s/%s: %s",
-            session,
-            decision.index,
-            call.server,
-            call.tool,
-            decision.action.value,
-        )
+    call, classes = decision.call, ", ".join(f.flow_class.value for f in decision.flows)
+    log.log(
+        logging.WARNING if classes else logging.INFO,
+        "%s #%d %s/%s: %s%s",
+        *(session, decision.index, call.server, call.tool, decision.action.value),
+        f" ({classes})" if classes else "",
+    )
