@@ -6,8 +6,9 @@ Rules:
    ``min_uncommon_words`` uncommon words are fingerprinted (common prose links nothing).
 2. Of those, the minimum key of every ``shingle_window`` consecutive ones is kept (winnowing):
    any copy of ``shingle_words + shingle_window - 1`` words shares a kept fingerprint.
-3. A key is the hash of the shingle's word codes: unsalted digests, so the same shingles are
-   kept in every process, and a replay decides as the live session did.
+3. A key is the hash of the tuple of the shingle's word codes (unsalted digests): unlike the
+   hash of a str it is the same in every process of a Python build, so a replay keeps the same
+   shingles, and decides as the live session did.
 """
 
 from __future__ import annotations
