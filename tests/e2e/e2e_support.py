@@ -448,6 +448,32 @@ async def wait_for_port(port: int, process: Process, stderr: Path, timeout: floa
 
 
 @asynccontextmanager
+async def http_server(
+    args: Sequence[str], port: int, stderr_path: Path, timeout: float
+) -> AsyncIterator[Process]:
+    """``python <args>``, an MCP server listening on ``port`` (its output to ``stderr_path``),
+    once it accepts connections; killed at the end."""
+    with stderr_path.open("w") as errors:
+        process = await anyio.open_process(
+            [PYTHON, *args], stdin=subprocess.DEVNULL, stdout=errors, stderr=errors
+        )
+    try:
+        await wait_for_port(port, process, stderr_path, timeout)
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+
+
+def http_entry(name: str, url: str, timeout: float | None = None) -> str:
+    """A downstream.toml entry for a server reached over Streamable HTTP."""
+    entry = f'[[server]]\nname = "{name}"\ntransport = "http"\nurl = "{url}"\n'
+    return entry + (f"timeout = {timeout}\n" if timeout is not None else "")
+
+
+@asynccontextmanager
 async def http_cyclops(
     args: Sequence[str], workdir: Path, *, env: Mapping[str, str] | None = None
 ) -> AsyncIterator[HttpCyclops]:

@@ -35,6 +35,8 @@ from e2e_support import (
     STARTUP_TIMEOUT,
     LineHost,
     free_port,
+    http_entry,
+    http_server,
     line_host,
     load_json,
     peak_rss_mib,
@@ -43,7 +45,6 @@ from e2e_support import (
     serve_args,
     server_entry,
     text_of,
-    wait_for_port,
     write_downstream,
 )
 
@@ -108,24 +109,12 @@ class Proxy:
         assert self.host.tracebacks() == []
 
 
-def http_entry(name: str, url: str, timeout: float) -> str:
-    return f'[[server]]\nname = "{name}"\ntransport = "http"\nurl = "{url}"\ntimeout = {timeout}\n'
-
-
 @pytest.fixture(scope="module")
 async def proxy(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Proxy]:
     work = tmp_path_factory.mktemp("hostile")
     port = free_port()
-    big_log = work / "big-files.stderr"
-    with big_log.open("w") as errors:
-        big = await anyio.open_process(
-            [PYTHON, HOSTILE, "--http", str(port)],
-            stdin=subprocess.DEVNULL,
-            stdout=errors,
-            stderr=errors,
-        )
-    try:
-        await wait_for_port(port, big, big_log, STARTUP_TIMEOUT)
+    big = [HOSTILE, "--http", str(port)]
+    async with http_server(big, port, work / "big-files.stderr", STARTUP_TIMEOUT):
         downstream = write_downstream(
             work / "downstream.toml",
             [
@@ -138,10 +127,6 @@ async def proxy(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Proxy
         args = serve_args(downstream, work / "verdicts", mode="prevent", extra=["--no-pins"])
         async with line_host(args, work / "cyclops.stderr") as host:
             yield Proxy(host, work)
-    finally:
-        big.kill()
-        with anyio.CancelScope(shield=True):
-            await big.aclose()
 
 
 # -- malformed JSON-RPC ----------------------------------------------------------------------

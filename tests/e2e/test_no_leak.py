@@ -42,11 +42,12 @@ from e2e_support import (
     connect_http,
     free_port,
     http_cyclops,
+    http_entry,
+    http_server,
     line_host,
     node_bin,
     python_server_entry,
     server_entry,
-    wait_for_port,
     write_downstream,
 )
 
@@ -343,22 +344,12 @@ async def test_serve_over_http_in_detect_mode_leaks_no_secret(tmp_path: Path) ->
     ``hooks``, its URL carrying a key): the libraries under the HTTP front and the HTTP client
     logged every result sent to a host, every message sent to ``hooks``, and its URL."""
     port = free_port()
-    hooks_log = tmp_path / "hooks.stderr"
-    with hooks_log.open("w") as errors:
-        hooks = await anyio.open_process(
-            [PYTHON, HOSTILE, "--http", str(port)],
-            stdin=subprocess.DEVNULL,
-            stdout=errors,
-            stderr=errors,
-        )
-    try:
-        await wait_for_port(port, hooks, hooks_log, 30)
+    async with http_server([HOSTILE, "--http", str(port)], port, tmp_path / "hooks.stderr", 30):
         # A key in the URL, from cyclops's environment (downstream.toml says ${...}).
         raw = _random(string.ascii_letters, 32)
         key = Secret("hooks api key", raw, raw)
         url = f"http://127.0.0.1:{port}/mcp?key=${{CYCLOPS_E2E_HOOKS_KEY}}"
-        hooks_entry = f'[[server]]\nname = "hooks"\ntransport = "http"\nurl = "{url}"\n'
-        s = setup(tmp_path, hooks_entry, also=[key])
+        s = setup(tmp_path, http_entry("hooks", url), also=[key])
         calls = list(secret_calls(s, send="notify__send_message"))
         env_text = (s.workspace / ".env").read_text()
         sessions = [
@@ -376,10 +367,6 @@ async def test_serve_over_http_in_detect_mode_leaks_no_secret(tmp_path: Path) ->
         ):
             for steps in sessions:
                 tg.start_soon(_http_session, cyclops.url, cyclops.token, steps)
-    finally:
-        hooks.kill()
-        with anyio.CancelScope(shield=True):
-            await hooks.aclose()
     assert cyclops.exit_code == 0
     found = leaks(s.outputs(), s.guarded)  # its stderr and stdout are in s.out
     assert found == []
