@@ -8,12 +8,11 @@ values or result content, so it cannot carry the secrets it reports on.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..atomicfile import write_atomic
 from ..core.verdict import ControlEvent, Verdict
 from .flow_codec import capability_json, flow_json
 
@@ -73,21 +72,11 @@ def _control(event: ControlEvent) -> dict[str, Any]:
 def write_json_atomic(path: Path, data: object) -> None:
     """Write JSON to ``path`` so that a reader sees the old file or the new one, never a mix.
 
-    Temp file + rename: atomic against the process dying at any point. (No fsync: it would cost
-    milliseconds per call and only adds safety against power loss.)
+    (No fsync: it would cost milliseconds per call and only adds safety against power loss.)
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    replaced = False
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-        replaced = True
-    finally:
-        if not replaced:
-            Path(tmp).unlink(missing_ok=True)
+    write_atomic(path, text.encode("utf-8"))
 
 
 class VerdictWriter:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -36,6 +35,7 @@ from typing import Any
 
 import tomli_w
 
+from ..atomicfile import write_atomic
 from ..core.tomlreader import ConfigError
 from ..proxy.config import Transport, parse_downstream
 from .hostconfig import (
@@ -286,8 +286,9 @@ def wrap(
     with open(backup, "xb") as handle:
         handle.write(original)
     os.chmod(backup, config.stat().st_mode & 0o7777)
-    _write_atomic(target, plan.downstream_text.encode("utf-8"), 0o600)
-    _write_atomic(config, plan.config_text.encode("utf-8"), config.stat().st_mode & 0o7777)
+    write_atomic(target, plan.downstream_text.encode("utf-8"), mode=0o600, durable=True)
+    mode = config.stat().st_mode & 0o7777
+    write_atomic(config, plan.config_text.encode("utf-8"), mode=mode, durable=True)
     return plan, target
 
 
@@ -337,24 +338,11 @@ def undo(config: Path, *, host: HostFormat | None = None, force: bool = False) -
             f"restore it by hand from {backup}, or pass --force",
             refusal=Refusal.CHANGED_SINCE_WRAP,
         )
-    _write_atomic(config, original_bytes, config.stat().st_mode & 0o7777)
+    mode = config.stat().st_mode & 0o7777
+    write_atomic(config, original_bytes, mode=mode, durable=True)
     backup.unlink()
     removed = False
     if downstream.exists() and downstream.read_bytes() == expected.downstream_text.encode("utf-8"):
         downstream.unlink()
         removed = True
     return UndoOutcome(config, downstream, removed)
-
-
-def _write_atomic(path: Path, data: bytes, mode: int) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
