@@ -25,11 +25,10 @@ from itertools import accumulate, compress, count
 from operator import add
 
 from .patterns import ProvenanceSettings
-from .text import WORD, entropy, is_common, tokens
+from .text import WORD, entropy, is_common
 
 __all__ = [
     "are_distinctive",
-    "distinctive_tokens",
     "identifier",
     "identifiers",
     "locators",
@@ -46,13 +45,6 @@ __all__ = [
 # -- distinctive tokens and their secret-like parts ----------------------------------------------
 
 _DIGIT = re.compile(r"\d")
-
-
-def distinctive_tokens(text: str, settings: ProvenanceSettings) -> list[tuple[int, int]]:
-    """Spans of the distinctive tokens of canonical ``text``, in order."""
-    spans = tokens(text, settings.min_token_length)
-    judged = are_distinctive([text[a:b] for a, b in spans], settings)
-    return list(compress(spans, judged))
 
 
 def are_distinctive(candidates: list[str], settings: ProvenanceSettings) -> list[bool]:
@@ -87,20 +79,17 @@ _FIELDS = re.compile(r"[:/,;]+")
 _EQUALS = re.compile(r"=+")
 
 
-def secret_like(
-    text: str, spans: list[tuple[int, int]], min_entropy: float
-) -> list[tuple[int, int]]:
-    """The secret-like parts of the tokens at ``spans``, in order: ``host:5432:db:user:pw`` is
-    five fields, ``region=eu-west-1`` a key and a value; each is judged on its own. A field
-    with ``=`` between pieces that are no names (``4xzn5nn6=qzi03hi``) is one value."""
+def secret_like(token: str, min_entropy: float) -> list[tuple[int, int]]:
+    """The secret-like parts of ``token``, in order: ``host:5432:db:user:pw`` is five fields,
+    ``region=eu-west-1`` a key and a value; each is judged on its own. A field with ``=``
+    between pieces that are no names (``4xzn5nn6=qzi03hi``) is one value."""
     parts = []
-    for start, end in spans:
-        for a, b in _cut(text, start, end, _FIELDS):
-            if _one_value(text[a:b]):
-                parts.append((a, b))
-            else:
-                parts.extend(_cut(text, a, b, _EQUALS))
-    return [(a, b) for a, b in parts if _mixed(part := text[a:b]) and entropy(part) >= min_entropy]
+    for a, b in _cut(token, 0, len(token), _FIELDS):
+        if _one_value(token[a:b]):
+            parts.append((a, b))
+        else:
+            parts.extend(_cut(token, a, b, _EQUALS))
+    return [(a, b) for a, b in parts if _mixed(part := token[a:b]) and entropy(part) >= min_entropy]
 
 
 def _cut(text: str, start: int, end: int, separators: re.Pattern[str]) -> list[tuple[int, int]]:

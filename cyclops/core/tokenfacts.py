@@ -80,7 +80,7 @@ class TokenFacts:
 
     def _facts(self, word: str) -> _Facts:
         k = self._s.kgram
-        parts = secret_like(word, [(0, len(word))], self._s.secret_entropy)
+        parts = secret_like(word, self._s.secret_entropy)
         positions = range(len(word) - k + 1)
         grams = [word[p : p + k] for p in positions]
         if (0, len(word)) in parts:  # random-looking throughout: every k-gram
