@@ -78,7 +78,7 @@ class KeywordFinder:
         words = sorted(set(keywords), key=lambda k: (-len(k), k))
         self._regex = SafeRegex("|".join(re.escape(w) for w in words)) if words else None
         self._inside = {w: frozenset(o for o in words if o != w and o in w) for w in words}
-        self._straddling = {w: frozenset(o for o in words if _straddles(w, o)) for w in words}
+        self._straddling = _straddling(words)
 
     def present(self, lowered: str) -> frozenset[str]:
         if self._regex is None:
@@ -94,11 +94,18 @@ class KeywordFinder:
         return frozenset(found)
 
 
-def _straddles(first: str, other: str) -> bool:
-    """Whether ``other`` can start inside ``first`` and end after it."""
-    return any(
-        other.startswith(first[i:]) and len(other) > len(first) - i for i in range(1, len(first))
-    )
+def _straddling(words: list[str]) -> dict[str, frozenset[str]]:
+    """Per keyword, the keywords that can start inside it and end after it: those that a proper
+    suffix of it is a proper prefix of (looked up by prefix, not pair by pair: a session's
+    scanner is built at its start)."""
+    by_prefix: dict[str, set[str]] = {}
+    for other in words:
+        for end in range(1, len(other)):
+            by_prefix.setdefault(other[:end], set()).add(other)
+    return {
+        word: frozenset().union(*(by_prefix.get(word[i:], ()) for i in range(1, len(word))))
+        for word in words
+    }
 
 
 _THREE_DIGITS = re.compile(r"[0-9]{3}")
