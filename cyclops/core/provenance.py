@@ -212,13 +212,13 @@ class Provenance:
         return sources
 
     def _link(self, source: int, target: int, kind: EdgeKind, path: ArgPath | None) -> None:
-        if source not in self.graph or target not in self.graph or source == target:
+        graph = self.graph
+        if source == target or source not in graph or target not in graph:
             return
-        if self.graph.has_edge(source, target):
-            data = self.graph.edges[source, target]
-        else:
-            self.graph.add_edge(source, target, kinds=set(), arguments=set())
-            data = self.graph.edges[source, target]
+        data = graph.succ[source].get(target)
+        if data is None:
+            graph.add_edge(source, target, kinds=set(), arguments=set())
+            data = graph.succ[source][target]
         data["kinds"].add(kind)
         if path is not None:
             data["arguments"].add(path)
