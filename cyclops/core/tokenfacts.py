@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import add, not_
+from operator import add, is_not, not_
 
 from .distinctive import are_distinctive, secret_like
 from .patterns import ProvenanceSettings
@@ -55,20 +55,19 @@ class TokenFacts:
         spans = tokens(text, self._s.min_token_length)
         words = [text[a:b] for a, b in spans]
         known = self._known
-        new = list(dict.fromkeys(w for w in words if w not in known))
+        new = [w for w in dict.fromkeys(words) if w not in known]
         if new:
             if len(known) + len(new) > self._max:
                 known.clear()
             known.update(zip(new, self._work_out(new), strict=True))
-        facts = TextFacts([], [], [], [])
-        for (start, _), word in zip(spans, words, strict=True):
-            found = known[word]
-            if found is _NOT_DISTINCTIVE:
-                continue
-            facts.spans.append((start, start + len(word)))
-            facts.secret_parts.extend((start + a, start + b) for a, b in found.secret_parts)
-            facts.gram_offsets.extend(map(add, found.gram_offsets, repeat(start)))
-            facts.gram_keys.extend(found.gram_keys)
+        found = list(map(known.__getitem__, words))
+        chosen = list(map(is_not, found, repeat(_NOT_DISTINCTIVE)))
+        facts = TextFacts(list(compress(spans, chosen)), [], [], [])
+        for (start, _), token in zip(facts.spans, filter(None, found), strict=True):
+            if token.secret_parts:
+                facts.secret_parts.extend((start + a, start + b) for a, b in token.secret_parts)
+            facts.gram_offsets.extend(map(add, token.gram_offsets, repeat(start)))
+            facts.gram_keys.extend(token.gram_keys)
         return facts
 
     def _work_out(self, words: list[str]) -> list[_Facts | None]:
