@@ -215,10 +215,10 @@ class Provenance:
         graph = self.graph
         if source == target or source not in graph or target not in graph:
             return
-        data = graph.succ[source].get(target)
-        if data is None:
-            graph.add_edge(source, target, kinds=set(), arguments=set())
-            data = graph.succ[source][target]
+        graph.add_edge(source, target)  # most links are new: add, then fill in
+        data = graph.succ[source][target]
+        if not data:
+            data["kinds"], data["arguments"] = set(), set()
         data["kinds"].add(kind)
         if path is not None:
             data["arguments"].add(path)
