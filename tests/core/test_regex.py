@@ -81,3 +81,19 @@ def test_a_regex_with_a_look_behind_is_refused() -> None:
 def test_a_catastrophic_pattern_runs_in_linear_time() -> None:
     # (a+)+b backtracks exponentially in engines that backtrack; RE2 does not.
     assert not SafeRegex(r"(a+)+b").search("a" * 100_000)
+
+
+@pytest.mark.parametrize(
+    ("text", "spans", "texts"),
+    [
+        ("key=Ab12 key=Cd34", [(4, 8), (13, 17)], ["key=Ab12", "key=Cd34"]),
+        ("é key=Ab12 — key=Cd34", [(6, 10), (17, 21)], ["key=Ab12", "key=Cd34"]),
+        ("ＫＥＹ key=Ab12 key=Ｃd34", [(8, 12)], ["key=Ab12"]),
+    ],
+)
+def test_spans_and_texts_are_offsets_of_the_text_whether_it_is_ascii_or_not(
+    text: str, spans: list[tuple[int, int]], texts: list[str]
+) -> None:
+    regex = SafeRegex(r"(?i)key=(?P<secret>[a-z]{2}\d{2})")
+    assert list(regex.spans(text)) == spans
+    assert list(SafeRegex(r"(?i)k\S*=[a-z]{2}\d{2}").texts(text)) == texts
