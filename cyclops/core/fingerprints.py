@@ -183,16 +183,14 @@ class FingerprintIndex:
         first = dict(zip(keys[::-1], map(base.__or__, offsets[::-1]), strict=True))
         # Keys new to the table are added at once (in C); only keys already there need a look.
         # (set.difference looks each of its own items up in the other: O(len(first)).)
-        fresh = set(first).difference(table)
-        if boilerplate:
-            fresh = fresh.difference(self._boilerplate)
+        absent = set(first).difference(table)
+        present = first.keys() - absent
+        fresh = absent.difference(self._boilerplate) if boilerplate else absent
         table.update(zip(fresh, map(first.__getitem__, fresh), strict=True))
         added = list(fresh)
         limit = self._s.max_sources_per_fingerprint
-        for key in first.keys() - fresh:
-            current = table.get(key)
-            if current is None:  # boilerplate, dropped for good
-                continue
+        for key in present:
+            current = table[key]
             if isinstance(current, int):
                 table[key] = [current, first[key]]
             elif len(current) < limit:
