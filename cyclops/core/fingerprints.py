@@ -251,8 +251,9 @@ class FingerprintIndex:
 
     # -- looking up -----------------------------------------------------------------------------
 
-    def fragments(self, text: str) -> Iterator[Hit]:
-        """Hits for pieces of indexed results that canonical ``text`` carries."""
+    def fragments(self, text: str, label: Label | None = None) -> Iterator[Hit]:
+        """Hits for pieces of indexed results (only those labelled ``label``, if given) that
+        canonical ``text`` carries."""
         k = self._s.kgram
         found = list(
             map(self._grams.get, map(hash, [text[i : i + k] for i in range(len(text) - k + 1)]))
@@ -265,6 +266,8 @@ class FingerprintIndex:
             for posting in _postings(found[i]):
                 seg = self._segments.get(posting >> _OFFSET_BITS)
                 if seg is None or covered.get(seg.id, -1) > i:
+                    continue
+                if label is not None and label not in seg.labels:
                     continue
                 offset = posting & _OFFSET_MASK
                 secret = _span_around(seg.secretish, offset, offset + k)

@@ -160,7 +160,9 @@ class Provenance:
     def _match_form(self, form: str, match: ArgumentMatch, shape: CallShape, decoded: bool) -> None:
         cleaned = clean(form)
         text = matchable(cleaned)
-        for hit in self.index.fragments(text):
+        # A destination takes only untrusted hits from here (its payload is matched below).
+        wanted = Label.UNTRUSTED if match.destination else None
+        for hit in self.index.fragments(text, wanted):
             if Label.UNTRUSTED in hit.labels:
                 match.untrusted_hits.append(hit)
             if Label.SENSITIVE in hit.labels and not match.destination:

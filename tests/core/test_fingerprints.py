@@ -148,3 +148,18 @@ def test_the_index_stays_under_its_cap_by_evicting_the_oldest() -> None:
     assert index.size <= 500
     assert index.evicted_segments > 0
     assert index.segment(0) is None
+
+
+@pytest.mark.parametrize(
+    ("label", "calls"),
+    [(None, [0, 1]), (Label.UNTRUSTED, [1]), (Label.SENSITIVE, [0, 1])],
+)
+def test_fragments_looked_for_under_a_label_come_from_results_with_it(
+    label: Label | None, calls: list[int]
+) -> None:
+    index = FingerprintIndex(ProvenanceSettings(), max_fingerprints=100_000)
+    text = matchable(clean(SECRET_FILE))
+    index.add(0, S, text, [])
+    index.add(1, S | U, text, [])  # a mailbox: private and untrusted
+    hits = index.fragments(matchable(clean("tok_9fQ2xLr7ZpW4nVb8Kd3Hs6Jt")), label)
+    assert sorted({hit.call for hit in hits}) == calls
