@@ -19,8 +19,8 @@ __all__ = ["canonical", "clean", "matchable"]
 _LATIN1_INVISIBLE = bytes([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0), 0xAD])
 
 # Inclusive code point ranges of characters that render as nothing (or as a control): C0/C1
-# controls except tab/newline/return, every format (Cf) character, and the other
-# default-ignorable code points (fillers, variation selectors, the tag/VS supplement plane).
+# controls except tab/newline/return, every format (Cf) character, the other default-ignorable
+# code points (fillers, variation selectors, the tag/VS supplement plane), and surrogates.
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x0008),
     (0x000B, 0x000C),
@@ -41,6 +41,7 @@ _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x202A, 0x202E),  # bidi embeddings and overrides
     (0x2060, 0x206F),  # word joiner, invisible operators, bidi isolates
     (0x3164, 0x3164),  # Hangul filler
+    (0xD800, 0xDFFF),  # lone surrogates: no character, but JSON can carry one ("\ud800")
     (0xFE00, 0xFE0F),  # variation selectors
     (0xFEFF, 0xFEFF),  # zero-width no-break space / BOM
     (0xFFA0, 0xFFA0),  # halfwidth Hangul filler

@@ -36,7 +36,7 @@ def tool_digest(tool: Mapping[str, Any]) -> str:
     """SHA-256 of the tool's pinned fields in canonical JSON."""
     pinned = {field: tool.get(field) for field in _PINNED_FIELDS}
     canonical = json.dumps(pinned, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)

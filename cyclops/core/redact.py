@@ -68,7 +68,7 @@ def _replace(text: str, variant: str, replacement: str) -> str:
 
 def _variants(piece: str) -> Iterable[str]:
     """The piece, and the encodings of it an argument may carry."""
-    data = piece.encode()
+    data = piece.encode("utf-8", "surrogatepass")
     b64 = base64.b64encode(data).decode()
     yield piece
     yield b64

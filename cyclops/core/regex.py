@@ -8,6 +8,7 @@ a group named ``secret`` (or ``value``) instead of a look-behind.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,12 +30,18 @@ _OPTIONS.log_errors = False  # RE2 would otherwise print parse errors to stderr 
 _MARKED_GROUPS = ("secret", "value")
 
 
-def _subject(text: str) -> str | bytes:
-    """What to match ``text`` as: ASCII text as its bytes. They are the very bytes RE2 would be
-    given (the str is encoded as UTF-8 at every call), and their offsets are the text's; for a
-    str the wrapper maps every match's offsets back through the UTF-8, which cost more than
-    the matching."""
-    return text.encode("ascii") if text.isascii() else text
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` as the UTF-8 that RE2 reads, a lone surrogate (no character, but JSON can carry
+    one: ``"\\ud800"``) as U+FFFD. Given bytes, the google-re2 wrapper only matches; given a
+    str, it encodes it and maps every match's offsets back in Python, which costs more than
+    the matching, and fails on a surrogate."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
 class RegexError(ValueError):
@@ -67,22 +74,31 @@ class SafeRegex:
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Start and end of every match (of the marked group where there is one)."""
-        for match in self._compiled.finditer(_subject(text)):
-            start, end = match.span(self._group)
-            if start >= 0 and end > start:
-                yield start, end
+        return self._spans(text, self._group)
 
     def texts(self, text: str) -> Iterator[str]:
         """The text of every (non-overlapping) whole match."""
-        for match in self._compiled.finditer(_subject(text)):
-            start, end = match.span()
-            yield text[start:end]
+        return (text[start:end] for start, end in self._spans(text, 0))
+
+    def _spans(self, text: str, group: int) -> Iterator[tuple[int, int]]:
+        data = _utf8(text)
+        ascii_only = len(data) == len(text)  # then byte offsets are character offsets
+        byte_at = char_at = 0
+        for match in self._compiled.finditer(data):
+            start, end = match.span(group)
+            if start < 0 or end <= start:
+                continue
+            if not ascii_only:  # count characters up to here; spans only move forward
+                char_start = char_at + len(data[byte_at:start].decode("utf-8"))
+                byte_at, char_at = end, char_start + len(data[start:end].decode("utf-8"))
+                start, end = char_start, char_at
+            yield start, end
 
     def search(self, text: str) -> bool:
-        return self._compiled.search(_subject(text)) is not None
+        return self._compiled.search(_utf8(text)) is not None
 
     def fullmatch(self, text: str) -> bool:
-        return self._compiled.fullmatch(_subject(text)) is not None
+        return self._compiled.fullmatch(_utf8(text)) is not None
 
 
 def _glob_to_regex(glob: str, *, segment: str) -> str:
@@ -128,7 +144,7 @@ class Glob:
         object.__setattr__(self, "_compiled", _compile(regex))
 
     def matches(self, name: str) -> bool:
-        return self._compiled.fullmatch(_subject(name)) is not None
+        return self._compiled.fullmatch(_utf8(name)) is not None
 
 
 _CACHE_LIMIT = 4096
@@ -152,7 +168,7 @@ class GlobSet:
         known = self._cache.get(name)
         if known is not None:
             return known
-        found = self._compiled is not None and self._compiled.fullmatch(_subject(name)) is not None
+        found = self._compiled is not None and self._compiled.fullmatch(_utf8(name)) is not None
         if len(self._cache) < _CACHE_LIMIT:
             self._cache[name] = found
         return found
@@ -194,7 +210,7 @@ class PathGlob:
 
     def matches(self, path: str) -> bool:
         """Whether ``path`` (normalised with :func:`normalize_path`) matches."""
-        return self._compiled.fullmatch(_subject(path)) is not None
+        return self._compiled.fullmatch(_utf8(path)) is not None
 
 
 @dataclass(frozen=True)
@@ -209,7 +225,7 @@ class PathGlobSet:
         object.__setattr__(self, "_compiled", _compile(f"(?i){body}") if body else None)
 
     def matches(self, path: str) -> bool:
-        return self._compiled is not None and self._compiled.fullmatch(_subject(path)) is not None
+        return self._compiled is not None and self._compiled.fullmatch(_utf8(path)) is not None
 
     def __bool__(self) -> bool:
         return bool(self.globs)

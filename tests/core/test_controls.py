@@ -13,6 +13,7 @@ import pytest
 from cyclops.core import Action, Mode, Patterns, Session
 from cyclops.core.controls_config import parse_controls
 from cyclops.core.patterns import parse_patterns
+from cyclops.core.pins import tool_digest
 from cyclops.core.tomlreader import ConfigError, TableReader
 from cyclops.core.types import Capability, ControlKind, Decision, Reason, ToolCall
 
@@ -381,6 +382,11 @@ def test_a_quarantined_tool_is_denied_until_released(patterns: Patterns) -> None
     assert decide(session, "github", "create_issue", title="x").action is Action.ALLOW
 
 
+def test_a_tool_whose_description_holds_a_lone_surrogate_is_pinned() -> None:
+    with_surrogate = tool_digest({"name": "t", "description": "a\ud800"})
+    assert with_surrogate != tool_digest({"name": "t", "description": "a"})
+
+
 # -- asking --------------------------------------------------------------------------------------
 
 ASK = '[controls.secret_actions]\n"github-token" = "ask"'
@@ -486,3 +492,11 @@ def test_a_tool_rule_applies_to_every_call_of_the_tools_it_names(patterns: Patte
     assert kinds(held) == [(ControlKind.TOOL, "scan-cut")]
     other_server = decide(session, "chat", "send_message", channel="x", text="hi")
     assert not [c for c in other_server.controls if c.kind is ControlKind.TOOL]
+
+
+def test_a_secret_split_by_lone_surrogates_is_redacted_whole(patterns: Patterns) -> None:
+    rules = with_controls(patterns, '[controls.secret_actions]\n"github-token" = "redact"')
+    sent = "\ud800".join(GITHUB_TOKEN)  # a JSON "\ud800" escape makes a lone surrogate
+    decision = decide(Session(rules, Mode.PREVENT), *POST, text=f"here: {sent}")
+    assert decision.action is Action.REDACT
+    assert decision.arguments["text"] == "[REDACTED:github-token]"

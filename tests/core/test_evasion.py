@@ -53,6 +53,7 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
         _b64(urllib.parse.quote(s, safe="")).encode()
     ).decode(),
     "zero-width characters": ZW.join,
+    "lone surrogates": "\ud800".join,  # no character, but a JSON "\ud800" escape makes one
     "fullwidth": lambda s: s.translate(FULLWIDTH),
     "upper case": str.upper,
     "html-escaped in markup": lambda s: f"<b>{html.escape(s)}</b>",
@@ -74,7 +75,8 @@ def test_an_encoded_secret_is_still_caught(prevent: Session, encoding: str) -> N
 
 
 @pytest.mark.parametrize(
-    "encoding", ["raw", "base64", "hex", "percent twice", "zero-width characters"]
+    "encoding",
+    ["raw", "base64", "hex", "percent twice", "zero-width characters", "lone surrogates"],
 )
 def test_leaked_bytes_measure_the_secret_not_its_encoding(prevent: Session, encoding: str) -> None:
     play(

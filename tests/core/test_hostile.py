@@ -28,6 +28,7 @@ HOSTILE = {
     "digits and spaces": "123 " * N,
     "base64 of nothing": "QUFB" * N + "!",
     "zero-width": "\u200b" * N + "a",
+    "lone surrogates": "\ud800a" * N,
     "fullwidth": "\uff41" * N,
 }
 # A hang guard, not a benchmark: linear code takes milliseconds; catastrophic backtracking
