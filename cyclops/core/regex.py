@@ -9,7 +9,7 @@ a group named ``secret`` (or ``value``) instead of a look-behind.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ import re2  # type: ignore[import-untyped]
 __all__ = [
     "Glob",
     "GlobSet",
+    "LiteralSet",
     "PathGlob",
     "PathGlobSet",
     "RegexError",
@@ -99,6 +100,31 @@ class SafeRegex:
 
     def fullmatch(self, text: str) -> bool:
         return self._compiled.fullmatch(_utf8(text)) is not None
+
+
+class LiteralSet:
+    """Which of many literal strings a text contains, in one pass of one automaton (RE2::Set
+    reports every member that matches anywhere, overlapping ones included)."""
+
+    # RE2::Set answers "none" when its DFA runs out of memory; literals need little of it
+    # (about one state per character of the literals), so the budget is generous.
+    _MAX_MEM = 64 << 20
+
+    def __init__(self, literals: Iterable[str]) -> None:
+        self.literals = tuple(dict.fromkeys(literals))
+        options = re2.Options()
+        options.log_errors = False
+        options.max_mem = self._MAX_MEM
+        self._set = re2.Set.SearchSet(options)
+        for literal in self.literals:
+            self._set.Add(re2.escape(literal))
+        self._set.Compile()
+
+    def present(self, text: str) -> list[str]:
+        """The literals found in ``text``, in no particular order."""
+        if not self.literals:
+            return []
+        return [self.literals[i] for i in self._set.Match(_utf8(text)) or ()]
 
 
 def _glob_to_regex(glob: str, *, segment: str) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .patterns import HighValueRule, SecretRule
-from .regex import SafeRegex
+from .regex import LiteralSet
 from .text import entropy
 
 __all__ = ["HighValue", "KeywordFinder", "SecretFinding", "SecretScanner", "high_values"]
@@ -67,45 +67,13 @@ class SecretScanner:
 
 
 class KeywordFinder:
-    """Which of many keywords a text contains, in one pass of one RE2 alternation.
-
-    RE2 reports non-overlapping matches, longest keyword first at each position. A keyword that
-    starts inside a match is either inside the matched keyword (implied by it) or straddles its
-    end (looked for directly); so no keyword present is missed.
-    """
+    """Which of many keywords a (lower-cased) text contains, in one pass."""
 
     def __init__(self, keywords: Iterable[str]) -> None:
-        words = sorted(set(keywords), key=lambda k: (-len(k), k))
-        self._regex = SafeRegex("|".join(re.escape(w) for w in words)) if words else None
-        self._inside = {w: frozenset(o for o in words if o != w and o in w) for w in words}
-        self._straddling = _straddling(words)
+        self._set = LiteralSet(sorted(set(keywords)))
 
     def present(self, lowered: str) -> frozenset[str]:
-        if self._regex is None:
-            return frozenset()
-        found: set[str] = set()
-        maybe: set[str] = set()
-        for word in self._regex.texts(lowered):
-            if word not in found:
-                found.add(word)
-                found |= self._inside[word]
-                maybe |= self._straddling[word]
-        found |= {word for word in maybe - found if word in lowered}
-        return frozenset(found)
-
-
-def _straddling(words: list[str]) -> dict[str, frozenset[str]]:
-    """Per keyword, the keywords that can start inside it and end after it: those that a proper
-    suffix of it is a proper prefix of (looked up by prefix, not pair by pair: a session's
-    scanner is built at its start)."""
-    by_prefix: dict[str, set[str]] = {}
-    for other in words:
-        for end in range(1, len(other)):
-            by_prefix.setdefault(other[:end], set()).add(other)
-    return {
-        word: frozenset().union(*(by_prefix.get(word[i:], ()) for i in range(1, len(word))))
-        for word in words
-    }
+        return frozenset(self._set.present(lowered))
 
 
 _THREE_DIGITS = re.compile(r"[0-9]{3}")

@@ -28,3 +28,13 @@ def test_keywords_that_overlap_or_nest_are_all_found() -> None:
 
 def test_no_keywords_means_nothing_is_present() -> None:
     assert KeywordFinder([]).present("anything") == frozenset()
+
+
+def test_thousands_of_keywords_are_all_found_in_a_long_text() -> None:
+    keywords = [f"kw{i:05d}x" for i in range(5000)]
+    text = " filler ".join(keywords[::7]) * 20
+    assert KeywordFinder(keywords).present(text) == set(keywords[::7])
+
+
+def test_keywords_are_found_in_text_that_is_not_ascii() -> None:
+    assert KeywordFinder(["clé", "token"]).present("la clé — token\ud800") == {"clé", "token"}
