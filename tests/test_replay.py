@@ -95,6 +95,20 @@ def test_replay_prints_one_decision_per_call_in_order(
     }
 
 
+def test_a_trace_whose_texts_hold_lone_surrogates_replays_to_the_same_decisions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # json.loads turns a "\\ud800" escape into a lone surrogate, which UTF-8 cannot hold.
+    spiked = json.loads(json.dumps(ATTACK).replace("post /srv", "post \\ud800/srv"))
+    spiked[2]["arguments"]["text"] = "\ud800".join(SECRET)
+    trace = write_trace(tmp_path / "t.jsonl", spiked)
+    code, lines, _ = run(capsys, "replay", str(trace), "--mode", "prevent")
+    assert code == EXIT_OK
+    assert [line["decision"] for line in lines] == ["allow", "allow", "deny", "allow", "allow"]
+    assert lines[2]["flows"] == ["exfiltration"]
+    assert lines[2]["leaked_bytes"] == len(SECRET)
+
+
 def test_replay_writes_a_schema_valid_verdict_per_session(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
