@@ -43,8 +43,8 @@ class TextFacts:
 
 
 class TokenFacts:
-    """The facts of the tokens of canonical texts, memoised per token (at most ``max_tokens``;
-    past that the memo starts afresh)."""
+    """The facts of the tokens of canonical texts, memoised per token (about ``max_tokens``:
+    past that the memo starts afresh, with the tokens of the text at hand)."""
 
     def __init__(self, settings: ProvenanceSettings, max_tokens: int = 65536) -> None:
         self._s = settings
@@ -56,9 +56,10 @@ class TokenFacts:
         words = [text[a:b] for a, b in spans]
         known = self._known
         new = [w for w in dict.fromkeys(words) if w not in known]
+        if len(known) + len(new) > self._max:
+            known.clear()  # and this text's tokens are all worked out again
+            new = list(dict.fromkeys(words))
         if new:
-            if len(known) + len(new) > self._max:
-                known.clear()
             known.update(zip(new, self._work_out(new), strict=True))
         found = list(map(known.__getitem__, words))
         chosen = list(map(is_not, found, repeat(_NOT_DISTINCTIVE)))
