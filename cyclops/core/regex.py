@@ -75,18 +75,11 @@ class SafeRegex:
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Start and end of every match (of the marked group where there is one)."""
-        return self._spans(text, self._group)
-
-    def texts(self, text: str) -> Iterator[str]:
-        """The text of every (non-overlapping) whole match."""
-        return (text[start:end] for start, end in self._spans(text, 0))
-
-    def _spans(self, text: str, group: int) -> Iterator[tuple[int, int]]:
         data = _utf8(text)
         ascii_only = len(data) == len(text)  # then byte offsets are character offsets
         byte_at = char_at = 0
         for match in self._compiled.finditer(data):
-            start, end = match.span(group)
+            start, end = match.span(self._group)
             if start < 0 or end <= start:
                 continue
             if not ascii_only:  # count characters up to here; spans only move forward
