@@ -70,7 +70,7 @@ class KeywordFinder:
     """Which of many keywords a (lower-cased) text contains, in one pass."""
 
     def __init__(self, keywords: Iterable[str]) -> None:
-        self._set = LiteralSet(sorted(set(keywords)))
+        self._set = LiteralSet(keywords)
 
     def present(self, lowered: str) -> frozenset[str]:
         return frozenset(self._set.present(lowered))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import add, is_not, not_
+from operator import add, not_
 
 from .distinctive import are_distinctive, secret_like
 from .patterns import ProvenanceSettings
@@ -61,9 +61,8 @@ class TokenFacts:
             new = list(dict.fromkeys(words))
         if new:
             known.update(zip(new, self._work_out(new), strict=True))
-        found = list(map(known.__getitem__, words))
-        chosen = list(map(is_not, found, repeat(_NOT_DISTINCTIVE)))
-        facts = TextFacts(list(compress(spans, chosen)), [], [], [])
+        found = list(map(known.__getitem__, words))  # facts are truthy, _NOT_DISTINCTIVE not
+        facts = TextFacts(list(compress(spans, found)), [], [], [])
         for (start, _), token in zip(facts.spans, filter(None, found), strict=True):
             if token.secret_parts:
                 facts.secret_parts.extend((start + a, start + b) for a, b in token.secret_parts)
