@@ -203,14 +203,16 @@ class _TcpSink:
 
     async def send(self, item: ExportItem) -> None:
         frame = octet_counted(syslog_message(item, self._host, self._pid))
+        sent = False
         try:
             with anyio.fail_after(self._timeout):
                 if self._stream is None:
                     self._stream = await anyio.connect_tcp(self._target.host, self._target.port)
                 await self._stream.send(frame)
-        except BaseException:
-            await self.aclose()  # reconnect for the next one
-            raise
+            sent = True
+        finally:
+            if not sent:  # failed, timed out or cancelled: reconnect for the next one
+                await self.aclose()
 
     async def aclose(self) -> None:
         stream, self._stream = self._stream, None
