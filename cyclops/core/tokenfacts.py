@@ -86,7 +86,11 @@ class TokenFacts:
             return _Facts(tuple(parts), tuple(positions), tuple(map(hash, grams)))
         # Inside an identifier (``object.__getitem__``) a k-gram of letters only is a piece of an
         # ordinary word; a copy of the identifier is found by the k-grams across its symbols.
+        # Inside a secret-like part (the value of ``TOKEN=...``) every k-gram is kept: letters
+        # there are as random as the rest, and a piece of the secret may hold no other kind.
         keep = list(map(not_, map(str.isalpha, grams)))
+        for a, b in parts:
+            keep[a : b - k + 1] = repeat(True, max(0, b - k + 1 - a))
         return _Facts(
             tuple(parts),
             tuple(compress(positions, keep)),

@@ -73,6 +73,20 @@ def test_a_password_with_an_equals_sign_is_one_secret_whose_pieces_are_found(
     assert spans(index_of(PASSWORD_FILE), query) == [expected]
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("chunk 4 -> DrNpEOrqiRb <-", "drnpeorqirb"),  # letters only, at the value's end
+        ("RBZCpW5A1DrN", "rbzcpw5a1drn"),
+    ],
+)
+def test_a_piece_of_letters_of_a_secret_after_its_key_is_found(query: str, expected: str) -> None:
+    # The token is a key and a value: only the value is random-looking, and every k-gram of
+    # it is fingerprinted, not only those across a digit or a symbol.
+    source = "PORT=3000\nGITHUB_TOKEN=ghp_BLMPtiN3xOEZE9Y8RBZCpW5A1DrNpEOrqiRb\n"
+    assert spans(index_of(source), query) == [expected]
+
+
 def test_a_piece_of_a_secret_counts_to_its_edge_though_the_copy_shares_more_around_it() -> None:
     # ": " before the piece is shared with the source as well; the piece still ends at "@".
     source = "host: db-9.int.example\npassword: sc4_*fvY@!sknhZ9\n"
