@@ -61,6 +61,9 @@ class HitKind(StrEnum):
     SHINGLE = "shingle"
     LOCATOR = "locator"
     HIGH_VALUE = "high_value"
+    CONTINUATION = "continuation"
+    """A piece too short to link alone that continues a span a destination received (see
+    :mod:`.continuation`)."""
 
 
 @dataclass

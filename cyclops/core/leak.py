@@ -10,8 +10,11 @@ Rules:
    when what its destination has received of it adds up to ``drip_bytes`` (a secret sent a few
    characters at a time). Small coincidences with many unrelated results are noise: they never
    add up across families, and they are not counted.
-4. A high-value value (a code, an IBAN) is significant on its own and counts its length.
-5. Only forwarded calls add to what a destination received. A destination's leaked total is
+4. A piece too short to link alone counts when it continues what the destination received
+   (see :mod:`.continuation`): a secret cut into pieces counts whole. Such pieces add to a
+   significant family; whether it is significant is judged on the linked pieces alone.
+5. A high-value value (a code, an IBAN) is significant on its own and counts its length.
+6. Only forwarded calls add to what a destination received. A destination's leaked total is
    what it received of the families that were ever part of a flow.
 """
 
@@ -74,43 +77,100 @@ class Leak:
 NO_LEAK = Leak(0, 0, frozenset(), frozenset())
 
 
+class _Received:
+    """What one destination received of sensitive segments: spans, and bytes per family."""
+
+    def __init__(self) -> None:
+        self.spans: dict[int, IntervalSet] = {}
+        self.bytes: dict[int, int] = {}
+
+    def counts(
+        self, spans: Mapping[int, IntervalSet], sources: Mapping[int, Source]
+    ) -> tuple[dict[int, int], dict[int, int]]:
+        """Per family ``spans`` touch: what they carry, and what the destination would have
+        received with them."""
+        now: dict[int, int] = {}
+        after: dict[int, int] = {}
+        for seg, intervals in spans.items():
+            if seg not in sources:
+                continue
+            text, family = sources[seg]
+            known = self.spans.get(seg)
+            merged = known.union(intervals) if known is not None else intervals
+            now[family] = max(now.get(family, 0), intervals.count(text))
+            after[family] = max(after.get(family, self.bytes.get(family, 0)), merged.count(text))
+        return now, after
+
+    def add(self, spans: Mapping[int, IntervalSet], sources: Mapping[int, Source]) -> None:
+        _, after = self.counts(spans, sources)
+        for seg, intervals in spans.items():
+            if seg in sources:
+                known = self.spans.get(seg)
+                self.spans[seg] = known.union(intervals) if known is not None else intervals
+        self.bytes.update(after)
+
+
 class LeakLedger:
+    """What each destination received; what a call to one would leak.
+
+    Kept twice: everything, and the *linked* part alone (hits the index found, without
+    continuations): a continuation adds bytes to a leak, it never makes one.
+    """
+
     def __init__(self, settings: LeakSettings) -> None:
         self._settings = settings
-        self._spans: dict[str, dict[int, IntervalSet]] = defaultdict(dict)
-        self._sources: dict[int, Source] = {}
-        self._received: dict[str, dict[int, int]] = defaultdict(dict)
+        self._all: dict[str, _Received] = defaultdict(_Received)
+        self._linked: dict[str, _Received] = defaultdict(_Received)
         self._values: dict[str, set[str]] = defaultdict(set)
         self._flowed: dict[str, set[int]] = defaultdict(set)
         self._flowed_values: dict[str, set[str]] = defaultdict(set)
+        self._last: dict[str, dict[int, IntervalSet]] = {}
 
     def measure(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> Leak:
         """What an egress call to ``destination`` carries (``sources``: segment id → source)."""
+        hits = list(hits)
         spans, values = _group(hits, sources)
-        now, after = self._family_counts(destination, spans, sources)
+        linked, _ = _group([h for h in hits if h.kind is not HitKind.CONTINUATION], sources)
+        valued = {sources[h.segment][1] for h in hits if _is_value(h) and h.segment in sources}
+        received = self._all.get(destination, _Received())
+        linked_received = self._linked.get(destination, _Received())
+        now, after = received.counts(spans, sources)
+        linked_now, linked_after = linked_received.counts(linked, sources)
         s = self._settings
+        flowed = self._flowed.get(destination, set())
+        # Linked pieces (or a high-value value) make a family significant; continuations only
+        # add to it (and a call that only continues one must carry countable bytes of it).
         significant = frozenset(
             family
             for family, carried in now.items()
-            if carried >= s.min_call_bytes or after[family] >= s.drip_bytes
+            if linked_now.get(family, 0) >= s.min_call_bytes
+            or family in valued
+            or (family in flowed and carried > 0)
+            or (
+                (family in linked_now or carried > 0)
+                and linked_after.get(family, linked_received.bytes.get(family, 0)) >= s.drip_bytes
+            )
         )
         value_bytes = sum(len(v) for v in values)
-        flowed = self._flowed.get(destination, set())
         call_bytes = sum(now[f] for f in significant) + value_bytes
         completed = sum(now[f] if f in flowed else after[f] for f in significant) + value_bytes
         return Leak(call_bytes, completed, significant, frozenset(values))
 
     def add(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> None:
         """Record that a call carrying ``hits`` reached ``destination``."""
+        hits = list(hits)
         spans, values = _group(hits, sources)
-        _, after = self._family_counts(destination, spans, sources)
-        known = self._spans[destination]
-        for seg, intervals in spans.items():
-            if seg in sources:
-                known[seg] = known[seg].union(intervals) if seg in known else intervals
-                self._sources[seg] = sources[seg]
-        self._received[destination].update(after)
+        linked, _ = _group([h for h in hits if h.kind is not HitKind.CONTINUATION], sources)
+        self._all[destination].add(spans, sources)
+        self._linked[destination].add(linked, sources)
+        if spans:
+            self._last[destination] = spans
         self._values[destination] |= values
+
+    def latest(self, destination: str) -> Mapping[int, IntervalSet]:
+        """The spans of each sensitive segment that the latest call to ``destination`` that
+        carried any delivered (what a piece sent next would continue)."""
+        return self._last.get(destination, {})
 
     def flowed(self, destination: str, leak: Leak) -> None:
         """Mark the significant families of a call that made a flow: they count as leaked."""
@@ -120,30 +180,12 @@ class LeakLedger:
     def leaked_by_destination(self) -> dict[str, int]:
         totals = {}
         for destination, families in self._flowed.items():
-            received = self._received.get(destination, {})
+            received = self._all[destination].bytes
             values = self._values.get(destination, set()) & self._flowed_values[destination]
             total = sum(received.get(f, 0) for f in families) + sum(len(v) for v in values)
             if total:
                 totals[destination] = total
         return totals
-
-    def _family_counts(
-        self, destination: str, spans: Mapping[int, IntervalSet], sources: Mapping[int, Source]
-    ) -> tuple[dict[int, int], dict[int, int]]:
-        """Per family the call touches: what the call carries, and what the destination would
-        have received with it."""
-        known = self._spans.get(destination, {})
-        received = self._received.get(destination, {})
-        now: dict[int, int] = {}
-        after: dict[int, int] = {}
-        for seg, intervals in spans.items():
-            if seg not in sources:
-                continue
-            text, family = sources[seg]
-            merged = known[seg].union(intervals) if seg in known else intervals
-            now[family] = max(now.get(family, 0), intervals.count(text))
-            after[family] = max(after.get(family, received.get(family, 0)), merged.count(text))
-        return now, after
 
 
 def _group(
@@ -155,12 +197,16 @@ def _group(
     for hit in hits:
         if hit.kind is HitKind.HIGH_VALUE:
             values[hit.value] = hit.segment
-        elif hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE):
+        elif hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
             spans.setdefault(hit.segment, []).append((hit.start, hit.end))
     merged = {seg: IntervalSet(s) for seg, s in spans.items()}
     return merged, {
         v for v, seg in values.items() if not _covered(v, merged.get(seg), sources.get(seg))
     }
+
+
+def _is_value(hit: Hit) -> bool:
+    return hit.kind is HitKind.HIGH_VALUE
 
 
 def _covered(value: str, spans: IntervalSet | None, source: Source | None) -> bool:

@@ -106,6 +106,8 @@ class ProvenanceSettings:
 class LeakSettings:
     min_call_bytes: int = 12
     drip_bytes: int = 16
+    min_continuation: int = 2
+    """Letters and digits a piece continuing what a destination received needs (0: off)."""
 
 
 @dataclass(frozen=True)
@@ -337,6 +339,9 @@ def _leak(table: TableReader) -> LeakSettings:
     settings = LeakSettings(
         min_call_bytes=table.integer("min_call_bytes", LeakSettings.min_call_bytes, minimum=1),
         drip_bytes=table.integer("drip_bytes", LeakSettings.drip_bytes, minimum=1),
+        min_continuation=table.integer(
+            "min_continuation", LeakSettings.min_continuation, minimum=0
+        ),
     )
     table.finish()
     return settings

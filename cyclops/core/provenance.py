@@ -16,7 +16,7 @@ Rules:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -24,6 +24,7 @@ import networkx as nx
 
 from .arguments import ArgLeaf
 from .canon import clean, matchable
+from .continuation import Continuer
 from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex, Hit, HitKind
 from .patterns import Patterns
@@ -82,6 +83,8 @@ class ArgumentMatch:
     secrets: list[SecretFinding] = field(default_factory=list)
     addressed_by: set[int] = field(default_factory=set)
     """For a destination: the untrusted results that name its address (not its payload)."""
+    payloads: list[str] = field(default_factory=list)
+    """Of an egress call: the matchable forms of what the argument carries as data."""
 
     @property
     def hits(self) -> list[Hit]:
@@ -146,6 +149,7 @@ class Provenance:
                 self._match_form(form, match, shape, decoded=n > 0)
             if leaf.path in shape.opaque:
                 match.sensitive_hits.clear()
+                match.payloads.clear()
             elif match.destination:
                 # What the result that chose this destination says about it is the address,
                 # not data (a mail that names where to post): only other results can leak here.
@@ -200,11 +204,41 @@ class Provenance:
     def _match_sensitive(self, cleaned: str, match: ArgumentMatch, fragments: bool = True) -> None:
         """Sensitive pieces of ``cleaned`` (whole words and values, not only fragments)."""
         text = matchable(cleaned)
+        match.payloads.append(text)
         found = list(self.index.fragments(text)) if fragments else []
         found += self.index.shingles(text)
         values = [hv.value for hv in high_values(self._p.provenance.high_value, cleaned)]
         found += self.index.exact(values, HitKind.HIGH_VALUE)
         match.sensitive_hits.extend(h for h in found if Label.SENSITIVE in h.labels)
+
+    def continued(
+        self,
+        index: int,
+        matches: Iterable[ArgumentMatch],
+        hits: Iterable[Hit],
+        received: Mapping[int, Iterable[tuple[int, int]]],
+    ) -> list[Hit]:
+        """Hits for the pieces of the payloads of call ``index`` that continue private text
+        that its destination ``received`` (segment -> spans) or that ``hits`` carry (see
+        :mod:`.continuation`); each is added to its argument's hits and linked."""
+        anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
+        for hit in hits:
+            if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
+                anchors.setdefault(hit.segment, set()).add(hit.end)
+        segments = [s for s in map(self.index.segment, anchors) if s is not None]
+        found = []
+        for match in matches if segments else ():
+            for payload in match.payloads:
+                continuer = Continuer(payload, self._p.leak.min_continuation)
+                for hit in match.sensitive_hits:
+                    continuer.claim(self._piece(hit))
+                for seg in segments:
+                    for start, end in continuer.pieces(seg.text, anchors[seg.id]):
+                        hit = Hit(seg.id, seg.call, seg.labels, HitKind.CONTINUATION, start, end)
+                        match.sensitive_hits.append(hit)
+                        found.append(hit)
+                        self._link(seg.call, index, EdgeKind.DATA, match.path)
+        return found
 
     def add_influence(self, index: int) -> list[int]:
         """Link ``index`` to the latest call of every untrusted capability seen so far."""

@@ -158,11 +158,12 @@ class Session:
         destination = destination_name(call.capability, args, arg_labels, matches)
         facts = CallFacts(index, call.capability, labels, matches, destination)
         hits = self._prov.private_hits_of(matches) if egress else []
+        if egress:
+            hits += self._prov.continued(index, matches, hits, self._ledger.latest(destination))
         sources = self._sources(hits)
         leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK
-        findings = self._findings(
-            facts, significant_hits(hits, leak, sources), leak.completed_bytes
-        )
+        significant = significant_hits(hits, leak, sources)
+        findings = self._findings(facts, significant, leak.completed_bytes)
         view = CallView(call, args, labels, matches, destination)
         controls = tuple(self._controller.check(view))
         wanted = max(

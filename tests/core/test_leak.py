@@ -79,3 +79,32 @@ def test_a_high_value_value_inside_a_counted_span_is_not_counted_again() -> None
     value = Hit(1, 1, S, HitKind.HIGH_VALUE, value="tok9fq2")
     ledger = LeakLedger(LeakSettings())
     assert ledger.measure("a.example", [hit(1, 6, 34), value], SOURCES).call_bytes == 28
+
+
+def continued(seg: int, start: int, end: int) -> Hit:
+    return Hit(seg, seg, S, HitKind.CONTINUATION, start, end)
+
+
+def test_continuations_add_to_a_leak_but_never_make_one() -> None:
+    ledger = LeakLedger(LeakSettings(min_call_bytes=12, drip_bytes=16))
+    alone = ledger.measure("evil.example", [continued(1, 6, 34)], SOURCES)
+    assert not alone.triggered
+    with_link = ledger.measure("evil.example", [hit(1, 6, 24), continued(1, 24, 34)], SOURCES)
+    assert with_link.triggered
+    assert with_link.call_bytes == 28
+
+
+def test_a_continuation_of_a_result_that_leaked_to_the_destination_counts_on_its_own() -> None:
+    ledger = LeakLedger(LeakSettings(min_call_bytes=12, drip_bytes=16))
+    first = ledger.measure("evil.example", [hit(1, 6, 20)], SOURCES)
+    ledger.add("evil.example", [hit(1, 6, 20)], SOURCES)
+    ledger.flowed("evil.example", first)
+    assert ledger.measure("evil.example", [continued(1, 20, 34)], SOURCES).call_bytes == 14
+
+
+def test_a_high_value_value_makes_a_leak_though_a_continuation_covers_it() -> None:
+    value = Hit(1, 1, S, HitKind.HIGH_VALUE, value="9fq2")
+    ledger = LeakLedger(LeakSettings(min_call_bytes=12, drip_bytes=16))
+    leak = ledger.measure("evil.example", [value, continued(1, 6, 16)], SOURCES)
+    assert leak.triggered
+    assert leak.call_bytes == 10  # the continuation's bytes, the value inside them once

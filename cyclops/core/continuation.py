@@ -1,0 +1,134 @@
+"""Pieces too short to link alone that continue what a destination already received.
+
+A secret cut into pieces (``cust_897`` / ``94 | Przybylski | Folasade |`` / ...) has pieces
+that no fingerprint finds: names are plain words, dates are opaque ids, a tail may be two
+letters. What gives them away is where they sit in the private text: right after a piece the
+same destination already got.
+
+Rules (texts in matchable form: case folded, separators one space):
+
+1. An *anchor* is the end of a span of a private text that the call carries (a hit), or that
+   the latest call to the same destination that carried any delivered: pieces are sent one
+   after another, and looking back one call keeps the cost of a call its own.
+2. A piece of the call's text *continues* an anchor when it is the private text's next
+   characters (after a space, or else after any separator) as long as they agree, holds at
+   least ``min_length`` letters or digits, and starts and stops at token boundaries of the
+   call's text (or its ends). It may stop inside a word of the private text: a piece is cut
+   off anywhere. Such pieces only add to a leak that linked pieces make (see :mod:`.leak`):
+   a coincidence never makes one.
+3. A continuation is an anchor in turn: the next piece may continue it. A character of the
+   call's text belongs to one continuation at most (anchors are taken in order).
+4. Cost: the call's text once, then per anchor the places of the call's text that start with
+   its next two characters, each compared in C (slices); never the session's length.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+
+__all__ = ["Continuer"]
+
+_MAX_PIECE = 4096  # characters compared past one anchor: longer copies are the k-grams' business
+
+
+class Continuer:
+    """The pieces of one call's text that continue anchors in private texts."""
+
+    def __init__(self, query: str, min_length: int) -> None:
+        self._query = query
+        self._min = min_length
+        self._starts: dict[str, list[int]] = {}
+        """Where tokens of the query start, by their first two characters."""
+        self._used: list[tuple[int, int]] = []
+        """Spans of the query that a piece or a hit already took."""
+        for i, char in enumerate(query):
+            if char != " " and _boundary(query, i):
+                self._starts.setdefault(query[i : i + 2], []).append(i)
+
+    def claim(self, copied: str) -> None:
+        """Take the query's first free copy of ``copied`` (what a hit found): no continuation
+        is read out of it again."""
+        at = self._query.find(copied) if copied else -1
+        while at >= 0 and any(a <= at < b for a, b in self._used):
+            at = self._query.find(copied, at + 1)
+        if at >= 0:
+            self._used.append((at, at + len(copied)))
+
+    def pieces(self, source: str, anchors: Iterable[int]) -> list[tuple[int, int]]:
+        """The spans of ``source`` that the query continues from ``anchors`` (ends of spans
+        of ``source``), continuations of continuations included."""
+        if self._min <= 0 or not self._starts:
+            return []
+        found: list[tuple[int, int]] = []
+        todo = sorted(set(anchors))
+        heapq.heapify(todo)
+        seen = set()
+        while todo:
+            anchor = heapq.heappop(todo)
+            if anchor in seen:
+                continue
+            seen.add(anchor)
+            piece = self._longest(source, anchor)
+            if piece is not None:
+                found.append(piece)
+                heapq.heappush(todo, piece[1])
+        return found
+
+    def _longest(self, source: str, anchor: int) -> tuple[int, int] | None:
+        """The longest piece from ``anchor`` on, after a space; else after any separator
+        (``fastmail.`` / ``example``: the ``.`` went with the piece before, unlinked)."""
+        start = anchor
+        while start < len(source) and source[start] == " ":
+            start += 1
+        piece = self._from(source, start)
+        if piece is not None:
+            return piece
+        skipped = start
+        while skipped < len(source) and not source[skipped].isalnum():
+            skipped += 1
+        return self._from(source, skipped) if skipped > start else None
+
+    def _from(self, source: str, start: int) -> tuple[int, int] | None:
+        """The longest piece of ``source`` from ``start`` that the query holds where no
+        piece or hit took it yet; it is taken."""
+        best, at = 0, 0
+        for i in self._starts.get(source[start : start + 2], ()):
+            if any(a <= i < b for a, b in self._used):
+                continue  # one character of the call is one character of the source
+            length = self._clean_length(source, start, i)
+            if length > best:
+                best, at = length, i
+        end = start + best
+        while end > start and source[end - 1] == " ":
+            end -= 1
+        if sum(map(str.isalnum, source[start:end])) < self._min:
+            return None
+        self._used.append((at, at + best))
+        return start, end
+
+    def _clean_length(self, source: str, start: int, i: int) -> int:
+        """How far ``source`` from ``start`` and the query from ``i`` agree, if they part
+        where the query's token ends (or either text does); else 0."""
+        query = self._query
+        length = _common_prefix(source, start, query, i)
+        ends = i + length == len(query) or start + length == len(source)
+        return length if ends or _boundary(query, i + length) else 0
+
+
+def _boundary(text: str, i: int) -> bool:
+    """Whether position ``i`` of ``text`` is not inside a run of letters and digits."""
+    return i == 0 or i == len(text) or not (text[i - 1].isalnum() and text[i].isalnum())
+
+
+def _common_prefix(a: str, i: int, b: str, j: int) -> int:
+    """How many characters ``a[i:]`` and ``b[j:]`` share from their start (at most
+    ``_MAX_PIECE``), by halving slices compared in C."""
+    low, high = 0, min(len(a) - i, len(b) - j, _MAX_PIECE)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[i : i + mid] == b[j : j + mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
