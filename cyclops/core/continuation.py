@@ -18,14 +18,14 @@ Rules (texts in matchable form: case folded, separators one space):
    a coincidence never makes one.
 3. A continuation is an anchor in turn: the next piece may continue it. A character of the
    call's text belongs to one continuation at most (anchors are taken in order).
-4. Cost: the call's text once, then per anchor the places of the call's text that start with
-   its next two characters, each compared in C (slices); never the session's length.
+4. Cost: per anchor, the places of the call's text that hold its next two characters (found
+   in C), each compared in C (slices); never the session's length.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 __all__ = ["Continuer"]
 
@@ -38,13 +38,8 @@ class Continuer:
     def __init__(self, query: str, min_length: int) -> None:
         self._query = query
         self._min = min_length
-        self._starts: dict[str, list[int]] = {}
-        """Where tokens of the query start, by their first two characters."""
         self._used: list[tuple[int, int]] = []
         """Spans of the query that a piece or a hit already took."""
-        for i, char in enumerate(query):
-            if char != " " and _boundary(query, i):
-                self._starts.setdefault(query[i : i + 2], []).append(i)
 
     def claim(self, copied: str) -> None:
         """Take the query's first free copy of ``copied`` (what a hit found): no continuation
@@ -58,7 +53,7 @@ class Continuer:
     def pieces(self, source: str, anchors: Iterable[int]) -> list[tuple[int, int]]:
         """The spans of ``source`` that the query continues from ``anchors`` (ends of spans
         of ``source``), continuations of continuations included."""
-        if self._min <= 0 or not self._starts:
+        if self._min <= 0 or not self._query.strip():
             return []
         found: list[tuple[int, int]] = []
         todo = sorted(set(anchors))
@@ -93,7 +88,7 @@ class Continuer:
         """The longest piece of ``source`` from ``start`` that the query holds where no
         piece or hit took it yet; it is taken."""
         best, at = 0, 0
-        for i in self._starts.get(source[start : start + 2], ()):
+        for i in self._token_starts(source[start : start + 2]):
             if any(a <= i < b for a, b in self._used):
                 continue  # one character of the call is one character of the source
             length = self._clean_length(source, start, i)
@@ -106,6 +101,15 @@ class Continuer:
             return None
         self._used.append((at, at + best))
         return start, end
+
+    def _token_starts(self, key: str) -> Iterator[int]:
+        """Where the query holds ``key`` at the start of a token (found in C)."""
+        query = self._query
+        i = query.find(key) if key and not key[0].isspace() else -1
+        while i >= 0:
+            if _boundary(query, i):
+                yield i
+            i = query.find(key, i + 1)
 
     def _clean_length(self, source: str, start: int, i: int) -> int:
         """How far ``source`` from ``start`` and the query from ``i`` agree, if they part

@@ -230,7 +230,7 @@ class Provenance:
         for match in matches if segments else ():
             for payload in match.payloads:
                 continuer = Continuer(payload, self._p.leak.min_continuation)
-                for hit in match.sensitive_hits:
+                for hit in match.sensitive_hits:  # one hit per copy of its piece in the call
                     continuer.claim(self._piece(hit))
                 for seg in segments:
                     for start, end in continuer.pieces(seg.text, anchors[seg.id]):
