@@ -17,7 +17,9 @@ from collections.abc import Callable, Iterator
 __all__ = ["TEXT_DECODERS"]
 
 _PERCENT_RUN = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")
-_QUOTED_PRINTABLE_ESCAPE = re.compile(r"=(?:[0-9A-Fa-f]{2}|\r?\n)")
+# In quoted-printable a literal "=" is itself escaped (=3D), so no escape follows an "=": a run
+# of them (a heading's "=====" underline) is text, not soft line breaks.
+_QUOTED_PRINTABLE_ESCAPE = re.compile(r"(?<!=)=(?:[0-9A-Fa-f]{2}|\r?\n)")
 _QUOTED_PRINTABLE_CONTROL = re.compile(r"=(?:0[0-8BbCcEeFf]|1[0-9A-Fa-f]|7[Ff])")
 _ESCAPE_RUN = re.compile(
     r"\\(?:u[0-9A-Fa-f]{4}(?:\\u[0-9A-Fa-f]{4})*|U[0-9A-Fa-f]{8}(?:\\U[0-9A-Fa-f]{8})*"

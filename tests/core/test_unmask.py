@@ -315,6 +315,8 @@ ORDINARY = [
     "password",
     "administrator",
     "configuration",
+    "I/O objects\n===========\n\nA file object represents an open file.",  # a heading
+    "Section\n=======\nsee FOO=12 below",
 ]
 
 
