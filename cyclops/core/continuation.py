@@ -19,7 +19,8 @@ Rules (texts in matchable form: case folded, separators one space):
 3. A continuation is an anchor in turn: the next piece may continue it. A character of the
    call's text belongs to one continuation at most (anchors are taken in order).
 4. Cost: per anchor, the places of the call's text that hold its next two characters (found
-   in C), each compared in C (slices); never the session's length.
+   in C), each compared in C (slices); never the session's length. A call's text longer than
+   ``MAX_TEXT`` is not searched (split pieces are short; long texts are fingerprinted).
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 
-__all__ = ["Continuer"]
+__all__ = ["MAX_TEXT", "Continuer"]
 
 _MAX_PIECE = 4096  # characters compared past one anchor: longer copies are the k-grams' business
+MAX_TEXT = 4096
+"""A call's text longer than this is not searched: pieces of a split secret are short
+messages, and a long text's private data is found by its fingerprints."""
 
 
 class Continuer:
@@ -37,18 +41,23 @@ class Continuer:
 
     def __init__(self, query: str, min_length: int) -> None:
         self._query = query
-        self._min = min_length
-        self._used: list[tuple[int, int]] = []
-        """Spans of the query that a piece or a hit already took."""
+        self._min = min_length if len(query) <= MAX_TEXT else 0
+        self._used = bytearray(len(query) + 1)
+        """1 where a piece or a hit already took the query's character."""
 
     def claim(self, copied: str) -> None:
         """Take the query's first free copy of ``copied`` (what a hit found): no continuation
         is read out of it again."""
-        at = self._query.find(copied) if copied else -1
-        while at >= 0 and any(a <= at < b for a, b in self._used):
+        if self._min <= 0 or not copied:
+            return
+        at = self._query.find(copied)
+        while at >= 0 and self._used[at]:
             at = self._query.find(copied, at + 1)
         if at >= 0:
-            self._used.append((at, at + len(copied)))
+            self._take(at, at + len(copied))
+
+    def _take(self, start: int, end: int) -> None:
+        self._used[start:end] = b"\x01" * (end - start)
 
     def pieces(self, source: str, anchors: Iterable[int]) -> list[tuple[int, int]]:
         """The spans of ``source`` that the query continues from ``anchors`` (ends of spans
@@ -89,7 +98,7 @@ class Continuer:
         piece or hit took it yet; it is taken."""
         best, at = 0, 0
         for i in self._token_starts(source[start : start + 2]):
-            if any(a <= i < b for a, b in self._used):
+            if self._used[i]:
                 continue  # one character of the call is one character of the source
             length = self._clean_length(source, start, i)
             if length > best:
@@ -99,7 +108,7 @@ class Continuer:
             end -= 1
         if sum(map(str.isalnum, source[start:end])) < self._min:
             return None
-        self._used.append((at, at + best))
+        self._take(at, at + best)
         return start, end
 
     def _token_starts(self, key: str) -> Iterator[int]:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cyclops.core import Action, Session
-from cyclops.core.continuation import Continuer
+from cyclops.core.continuation import MAX_TEXT, Continuer
 from cyclops.testing import play, step
 
 RECORD = "cust_89794 przybylski folasade folasade.przybylski@fastmail.example +31389451316 1959"
@@ -133,3 +133,11 @@ def test_pieces_to_different_destinations_do_not_continue_each_other(detect: Ses
         step("slack", "slack_post_message", {"channel_id": "C2", "text": "94 | Przybylski"}),
     ]
     assert [d.leaked_bytes for d in play(detect, steps)][-1] == 0
+
+
+def test_a_text_longer_than_the_limit_is_not_searched() -> None:
+    # Work stays bounded per call: a long text's private data is found by its fingerprints.
+    query = "94 przybylski " + "x" * MAX_TEXT
+    continuer = Continuer(query, 2)
+    continuer.claim("94")
+    assert continuer.pieces(RECORD, [AFTER_ID]) == []
