@@ -213,14 +213,14 @@ class Provenance:
 
     def continued(
         self,
-        index: int,
         matches: Iterable[ArgumentMatch],
         hits: Iterable[Hit],
         received: Mapping[int, Iterable[tuple[int, int]]],
     ) -> list[Hit]:
-        """Hits for the pieces of the payloads of call ``index`` that continue private text
-        that its destination ``received`` (segment -> spans) or that ``hits`` carry (see
-        :mod:`.continuation`); each is added to its argument's hits and linked."""
+        """Hits for the pieces of the payloads of a call that continue private text that its
+        destination ``received`` (segment -> spans) or that ``hits`` carry (see
+        :mod:`.continuation`); each is added to its argument's hits. They add no edge to the
+        graph: a continuation adds to a leak, and makes no flow of any kind."""
         anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
         for hit in hits:
             if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
@@ -237,7 +237,6 @@ class Provenance:
                         hit = Hit(seg.id, seg.call, seg.labels, HitKind.CONTINUATION, start, end)
                         match.sensitive_hits.append(hit)
                         found.append(hit)
-                        self._link(seg.call, index, EdgeKind.DATA, match.path)
         return found
 
     def add_influence(self, index: int) -> list[int]:

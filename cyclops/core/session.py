@@ -159,7 +159,7 @@ class Session:
         facts = CallFacts(index, call.capability, labels, matches, destination)
         hits = self._prov.private_hits_of(matches) if egress else []
         if egress:
-            hits += self._prov.continued(index, matches, hits, self._ledger.latest(destination))
+            hits += self._prov.continued(matches, hits, self._ledger.latest(destination))
         sources = self._sources(hits)
         leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK
         significant = significant_hits(hits, leak, sources)

@@ -141,3 +141,15 @@ def test_a_text_longer_than_the_limit_is_not_searched() -> None:
     continuer = Continuer(query, 2)
     continuer.claim("94")
     assert continuer.pieces(RECORD, [AFTER_ID]) == []
+
+
+def test_a_continuation_adds_no_edge_to_the_graph(detect: Session) -> None:
+    steps = [
+        step("github", "get_issue", {"owner": "o", "repo": "r", "issue_number": 7}, ISSUE),
+        step("db", "query", {"sql": "SELECT * FROM customers LIMIT 1"}, CUSTOMER),
+        step("slack", "slack_post_message", {"channel_id": "C1", "text": PIECES[2]}),
+        step("slack", "slack_post_message", {"channel_id": "C1", "text": PIECES[3]}),
+    ]
+    decisions = play(detect, steps)
+    assert decisions[3].leaked_bytes > 0  # the date continues the address and phone
+    assert not detect.provenance.graph.has_edge(1, 3)
