@@ -15,7 +15,7 @@ Rules (texts in matchable form: case folded, separators one space):
    least ``min_length`` letters or digits, and starts and stops at token boundaries of the
    call's text (or its ends). It may stop inside a word of the private text: a piece is cut
    off anywhere. Such pieces only add to a leak that linked pieces make (see :mod:`.leak`):
-   a coincidence never makes one.
+   a coincidence never makes a result leak to a destination.
 3. A continuation is an anchor in turn: the next piece may continue it. A character of the
    call's text belongs to one continuation at most (anchors are taken in order).
 4. Cost: per anchor, the places of the call's text that hold its next two characters (found

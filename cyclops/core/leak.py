@@ -8,11 +8,13 @@ Rules:
 2. Whitespace and common words inside a span do not count.
 3. A family is *significant* in a call when it carries at least ``min_call_bytes`` there, or
    when what its destination has received of it adds up to ``drip_bytes`` (a secret sent a few
-   characters at a time). Small coincidences with many unrelated results are noise: they never
+   characters at a time), or when it already leaked to that destination and the call carries
+   countable bytes of it. Small coincidences with many unrelated results are noise: they never
    add up across families, and they are not counted.
 4. A piece too short to link alone counts when it continues what the destination received
    (see :mod:`.continuation`): a secret cut into pieces counts whole. Such pieces add to a
-   significant family; whether it is significant is judged on the linked pieces alone.
+   significant family; whether it first becomes significant is judged on the linked pieces
+   alone.
 5. A high-value value (a code, an IBAN) is significant on its own and counts its length.
 6. Only forwarded calls add to what a destination received. A destination's leaked total is
    what it received of the families that were ever part of a flow.
@@ -114,7 +116,7 @@ class LeakLedger:
     """What each destination received; what a call to one would leak.
 
     Kept twice: everything, and the *linked* part alone (hits the index found, without
-    continuations): a continuation adds bytes to a leak, it never makes one.
+    continuations): a continuation adds bytes to a leak, it never makes a result leak.
     """
 
     def __init__(self, settings: LeakSettings) -> None:

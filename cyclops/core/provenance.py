@@ -220,7 +220,7 @@ class Provenance:
         """Hits for the pieces of the payloads of a call that continue private text that its
         destination ``received`` (segment -> spans) or that ``hits`` carry (see
         :mod:`.continuation`); each is added to its argument's hits. They add no edge to the
-        graph: a continuation adds to a leak, and makes no flow of any kind."""
+        graph: a continuation adds to a leak, it never makes a result leak."""
         anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
         for hit in hits:
             if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
