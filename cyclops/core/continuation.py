@@ -65,8 +65,7 @@ class Continuer:
         if self._min <= 0 or not self._query.strip():
             return []
         found: list[tuple[int, int]] = []
-        todo = sorted(set(anchors))
-        heapq.heapify(todo)
+        todo = sorted(set(anchors))  # a sorted list is a heap already
         seen = set()
         while todo:
             anchor = heapq.heappop(todo)

@@ -133,7 +133,11 @@ class LeakLedger:
         hits = list(hits)
         spans, values = _group(hits, sources)
         linked, _ = _group([h for h in hits if h.kind is not HitKind.CONTINUATION], sources)
-        valued = {sources[h.segment][1] for h in hits if _is_value(h) and h.segment in sources}
+        valued = {
+            sources[h.segment][1]
+            for h in hits
+            if h.kind is HitKind.HIGH_VALUE and h.segment in sources
+        }
         received = self._all.get(destination, _Received())
         linked_received = self._linked.get(destination, _Received())
         now, after = received.counts(spans, sources)
@@ -205,10 +209,6 @@ def _group(
     return merged, {
         v for v, seg in values.items() if not _covered(v, merged.get(seg), sources.get(seg))
     }
-
-
-def _is_value(hit: Hit) -> bool:
-    return hit.kind is HitKind.HIGH_VALUE
 
 
 def _covered(value: str, spans: IntervalSet | None, source: Source | None) -> bool:
