@@ -78,6 +78,26 @@ class Continuer:
                 heapq.heappush(todo, piece[1])
         return found
 
+    def whole(self, source: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The ``spans`` of ``source`` (values kept whole, such as ids) that the query holds
+        whole, between token boundaries, where no piece or hit took it yet; they are taken."""
+        if self._min <= 0:
+            return []
+        found = []
+        for start, end in spans:
+            value = source[start:end]
+            at = self._query.find(value) if value else -1
+            while at >= 0 and not self._free_token(at, at + len(value)):
+                at = self._query.find(value, at + 1)
+            if at >= 0:
+                self._take(at, at + len(value))
+                found.append((start, end))
+        return found
+
+    def _free_token(self, start: int, end: int) -> bool:
+        query = self._query
+        return _boundary(query, start) and _boundary(query, end) and not any(self._used[start:end])
+
     def _longest(self, source: str, anchor: int) -> tuple[int, int] | None:
         """The longest piece from ``anchor`` on, after a space; else after any separator
         (``fastmail.`` / ``example``: the ``.`` went with the piece before, unlinked)."""

@@ -64,6 +64,15 @@ class HitKind(StrEnum):
     CONTINUATION = "continuation"
     """A piece too short to link alone that continues a span a destination received (see
     :mod:`.continuation`)."""
+    OPAQUE_ID = "opaque_id"
+    """A value under an opaque-id key of a private result (see :attr:`Segment.ids`) that a
+    call carrying pieces of that result carries too."""
+
+    @property
+    def links(self) -> bool:
+        """Whether a hit of this kind is evidence on its own; the others only add bytes to a
+        leak that linked pieces make."""
+        return self not in (HitKind.CONTINUATION, HitKind.OPAQUE_ID)
 
 
 @dataclass
@@ -81,6 +90,9 @@ class Segment:
     family: int
     """The segment this one is a decoded form of (itself for text as it came): leaked bytes
     count once per family, whichever forms carried them."""
+    ids: tuple[tuple[int, int], ...] = ()
+    """Spans, after the indexed text, of the values its JSON held under opaque-id keys: never
+    looked up (ids passed between calls link nothing), but counted in a leak of the text."""
     grams: array[int] = field(default_factory=lambda: array("q"))
     shingles: array[int] = field(default_factory=lambda: array("q"))
     exact: list[str] = field(default_factory=list)
@@ -128,11 +140,14 @@ class FingerprintIndex:
         labels: frozenset[Label],
         text: str,
         high_value: Iterable[str],
+        *,
         family: int | None = None,
+        ids: Iterable[str] = (),
     ) -> int:
         """Index canonical ``text`` from call ``call``; ``high_value`` are its normalised values.
 
-        ``family`` is the id of the segment ``text`` is a decoded form of. Returns the new id.
+        ``family`` is the id of the segment ``text`` is a decoded form of; ``ids`` (canonical)
+        are kept after a private text, not indexed (see :attr:`Segment.ids`). Returns the new id.
         """
         sensitive = Label.SENSITIVE in labels
         seg_id = self._next_id
@@ -143,7 +158,8 @@ class FingerprintIndex:
         else:
             # Only private text is kept: it is what copies are verified and measured against.
             facts = self._token_facts.of(text)
-            segment = Segment(seg_id, call, labels, text, facts.secret_parts, family_id)
+            kept, spans = _with_ids(text, ids)
+            segment = Segment(seg_id, call, labels, kept, facts.secret_parts, family_id, spans)
             grams = self._post_all(
                 self._grams, segment, facts.gram_keys, facts.gram_offsets, boilerplate=True
             )
@@ -365,3 +381,13 @@ def _forget(table: dict[_K, int | list[int]], keys: Iterable[_K], seg_id: int) -
             del table[key]
         else:
             table[key] = kept[0] if len(kept) == 1 else kept
+
+
+def _with_ids(text: str, ids: Iterable[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """``text`` with ``ids`` after it, one per line, and their spans."""
+    parts, spans, at = [text], [], len(text)
+    for value in ids:
+        parts.append("\n" + value)
+        spans.append((at + 1, at + 1 + len(value)))
+        at += 1 + len(value)
+    return "".join(parts), tuple(spans)

@@ -132,7 +132,7 @@ class LeakLedger:
         """What an egress call to ``destination`` carries (``sources``: segment id → source)."""
         hits = list(hits)
         spans, values = _group(hits, sources)
-        linked, _ = _group([h for h in hits if h.kind is not HitKind.CONTINUATION], sources)
+        linked, _ = _group([h for h in hits if h.kind.links], sources)
         valued = {
             sources[h.segment][1]
             for h in hits
@@ -166,7 +166,7 @@ class LeakLedger:
         """Record that a call carrying ``hits`` reached ``destination``."""
         hits = list(hits)
         spans, values = _group(hits, sources)
-        linked, _ = _group([h for h in hits if h.kind is not HitKind.CONTINUATION], sources)
+        linked, _ = _group([h for h in hits if h.kind.links], sources)
         self._all[destination].add(spans, sources)
         self._linked[destination].add(linked, sources)
         if spans:
@@ -194,6 +194,9 @@ class LeakLedger:
         return totals
 
 
+_SPAN_KINDS = (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION, HitKind.OPAQUE_ID)
+
+
 def _group(
     hits: Iterable[Hit], sources: Mapping[int, Source]
 ) -> tuple[dict[int, IntervalSet], set[str]]:
@@ -203,7 +206,7 @@ def _group(
     for hit in hits:
         if hit.kind is HitKind.HIGH_VALUE:
             values[hit.value] = hit.segment
-        elif hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
+        elif hit.kind in _SPAN_KINDS:
             spans.setdefault(hit.segment, []).append((hit.start, hit.end))
     merged = {seg: IntervalSet(s) for seg, s in spans.items()}
     return merged, {

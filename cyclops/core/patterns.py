@@ -108,6 +108,9 @@ class LeakSettings:
     drip_bytes: int = 16
     min_continuation: int = 2
     """Letters and digits a piece continuing what a destination received needs (0: off)."""
+    min_id_length: int = 4
+    """Letters and digits a value under an opaque-id key of a private result needs to count
+    when a leak of that result carries it (0: such values never count)."""
 
 
 @dataclass(frozen=True)
@@ -342,6 +345,7 @@ def _leak(table: TableReader) -> LeakSettings:
         min_continuation=table.integer(
             "min_continuation", LeakSettings.min_continuation, minimum=0
         ),
+        min_id_length=table.integer("min_id_length", LeakSettings.min_id_length, minimum=0),
     )
     table.finish()
     return settings

@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import islice
 
 import networkx as nx
 
@@ -49,6 +50,7 @@ _RESULT_UNMASK = UnmaskLimits(max_depth=2, short_runs=False, text_decoders=False
 _EDGES = " \t\r\n.,;:!?\"'()[]{}<>"
 _PUBLIC_RESULTS = 16
 _PUBLIC_CHARS = 65536
+_MAX_IDS = 1024
 
 
 class EdgeKind(StrEnum):
@@ -219,8 +221,9 @@ class Provenance:
     ) -> list[Hit]:
         """Hits for the pieces of the payloads of a call that continue private text that its
         destination ``received`` (segment -> spans) or that ``hits`` carry (see
-        :mod:`.continuation`); each is added to its argument's hits. They add no edge to the
-        graph: a continuation adds to a leak, it never makes a result leak."""
+        :mod:`.continuation`), and for the ids kept with such a text that they carry whole;
+        each is added to its argument's hits. They add no edge to the graph: they add to a
+        leak, they never make a result leak."""
         anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
         for hit in hits:
             if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
@@ -235,6 +238,10 @@ class Provenance:
                 for seg in segments:
                     for start, end in continuer.pieces(seg.text, anchors[seg.id]):
                         hit = Hit(seg.id, seg.call, seg.labels, HitKind.CONTINUATION, start, end)
+                        match.sensitive_hits.append(hit)
+                        found.append(hit)
+                    for start, end in continuer.whole(seg.text, seg.ids):
+                        hit = Hit(seg.id, seg.call, seg.labels, HitKind.OPAQUE_ID, start, end)
                         match.sensitive_hits.append(hit)
                         found.append(hit)
         return found
@@ -314,8 +321,15 @@ class Provenance:
 
     # -- results --------------------------------------------------------------------------------
 
-    def add_result(self, index: int, labels: frozenset[Label], texts: Iterable[str]) -> None:
-        """Index a result's text under ``labels`` (only untrusted/sensitive content is kept)."""
+    def add_result(
+        self,
+        index: int,
+        labels: frozenset[Label],
+        texts: Sequence[str],
+        ids: Sequence[Sequence[str]] = (),
+    ) -> None:
+        """Index a result's text under ``labels`` (only untrusted/sensitive content is kept);
+        ``ids``: per text, the values under opaque-id keys it held (kept, not indexed)."""
         if Label.UNTRUSTED in labels:
             capability = self.capability(index)
             if capability is not None:
@@ -328,11 +342,12 @@ class Provenance:
         sensitive = Label.SENSITIVE in labels
         budget = self._p.limits.max_result_chars
         public: list[str] = []
-        for text in texts:
+        for i, text in enumerate(texts):
             if budget <= 0:
                 break
             piece = text[:budget]
             budget -= len(piece)
+            kept_ids = self._ids_to_keep(ids[i] if i < len(ids) and sensitive else ())
             family: int | None = None
             seen: set[str] = set()
             for form in self._forms_to_index(piece, labels):
@@ -343,12 +358,21 @@ class Provenance:
                 rules = self._p.provenance.high_value
                 values = [hv.value for hv in high_values(rules, cleaned)] if sensitive else []
                 text_form = matchable(cleaned)
-                seg_id = self.index.add(index, labels, text_form, values, family)
+                seg_id = self.index.add(
+                    index, labels, text_form, values, family=family, ids=kept_ids
+                )
                 family = seg_id if family is None else family
                 if not sensitive and len(public) < 8:
                     public.append(text_form[:_PUBLIC_CHARS])
         if public:
             self._public.append((index, "\n".join(public)))
+
+    def _ids_to_keep(self, ids: Iterable[str]) -> list[str]:
+        """``ids`` in canonical form, without those too short to tell from a coincidence; at
+        most ``_MAX_IDS`` (each is looked for in the calls that leak its text)."""
+        least = self._p.leak.min_id_length
+        forms = (matchable(clean(value)) for value in ids) if least > 0 else ()
+        return list(islice((f for f in forms if sum(map(str.isalnum, f)) >= least), _MAX_IDS))
 
     def _forms_to_index(self, text: str, labels: frozenset[Label]) -> Iterator[str]:
         # A private result that holds encoded data (a base64 secret in a config) is also indexed

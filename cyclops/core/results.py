@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .types import JSON, ToolResult
@@ -18,28 +18,39 @@ _TEXT_MIME = ("text/", "application/json", "application/xml", "application/yaml"
 IsOpaqueKey = Callable[[str], bool]
 
 
+Piece = tuple[str, tuple[str, ...]]
+"""A text of a result, and the values under opaque-id keys its JSON held."""
+
+
 def to_tool_result(result: JSON, is_opaque_key: IsOpaqueKey = lambda _: False) -> ToolResult:
     """A string, or an MCP ``CallToolResult``/``ReadResourceResult`` as JSON, to a ToolResult.
 
     Text blocks, embedded resources (text, or blobs with a textual MIME type), resource links
     and structured content are read; images and audio are not text and are skipped. Text that
-    is itself JSON is walked, so that values under opaque-id keys (``id``, ``sha``...) stay out.
+    is itself JSON is walked, so that values under opaque-id keys (``id``, ``sha``...) stay out
+    of the text (they are kept aside, see :attr:`ToolResult.ids`).
     """
     if result is None:
         return ToolResult()
     if isinstance(result, str):
-        return ToolResult(tuple(_text_pieces(result, is_opaque_key)))
+        return _tool_result(_text_pieces(result, is_opaque_key))
     if not isinstance(result, Mapping):
-        return ToolResult(("\n".join(_strings(result, is_opaque_key, 0)),))
-    texts: list[str] = []
+        return _tool_result([_walked(result, is_opaque_key)])
+    pieces: list[Piece] = []
     for block in _blocks(result):
-        texts.extend(_block_texts(block, is_opaque_key))
+        pieces.extend(_block_texts(block, is_opaque_key))
     structured = result.get("structuredContent", result.get("structured_content"))
     if structured is not None:
-        texts.append("\n".join(_strings(structured, is_opaque_key, 0)))
+        pieces.append(_walked(structured, is_opaque_key))
+    return _tool_result(pieces, bool(result.get("isError", result.get("is_error"))))
+
+
+def _tool_result(pieces: Iterable[Piece], is_error: bool = False) -> ToolResult:
     # Servers often return the same text twice (a text block and structuredContent): once.
-    unique = tuple(dict.fromkeys(t for t in texts if t))
-    return ToolResult(unique, bool(result.get("isError", result.get("is_error"))))
+    unique = list(dict.fromkeys(p for p in pieces if p[0]))
+    texts = tuple(text for text, _ in unique)
+    ids = tuple(ids for _, ids in unique) if any(ids for _, ids in unique) else ()
+    return ToolResult(texts, is_error, ids)
 
 
 def _blocks(result: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
@@ -49,7 +60,7 @@ def _blocks(result: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
             yield from (b for b in blocks if isinstance(b, Mapping))
 
 
-def _block_texts(block: Mapping[str, Any], is_opaque_key: IsOpaqueKey) -> Iterator[str]:
+def _block_texts(block: Mapping[str, Any], is_opaque_key: IsOpaqueKey) -> Iterator[Piece]:
     kind = block.get("type")
     if isinstance(block.get("text"), str):
         yield from _text_pieces(block["text"], is_opaque_key)
@@ -58,7 +69,7 @@ def _block_texts(block: Mapping[str, Any], is_opaque_key: IsOpaqueKey) -> Iterat
     if kind == "resource" and isinstance(block.get("resource"), Mapping):
         yield from _block_texts(block["resource"], is_opaque_key)
     if kind == "resource_link":
-        yield from (str(block[k]) for k in ("uri", "name", "description") if block.get(k))
+        yield from ((str(block[k]), ()) for k in ("uri", "name", "description") if block.get(k))
 
 
 def _is_textual(mime: object) -> bool:
@@ -72,7 +83,7 @@ def _decode_blob(blob: str) -> str:
         return ""
 
 
-def _text_pieces(text: str, is_opaque_key: IsOpaqueKey) -> Iterator[str]:
+def _text_pieces(text: str, is_opaque_key: IsOpaqueKey) -> Iterator[Piece]:
     stripped = text.lstrip()
     if stripped[:1] in ("{", "[") and len(text) <= 8 * 1024 * 1024:
         try:
@@ -80,12 +91,20 @@ def _text_pieces(text: str, is_opaque_key: IsOpaqueKey) -> Iterator[str]:
         except (ValueError, RecursionError):  # too deep to parse: read it as text
             parsed = None
         if isinstance(parsed, dict | list):
-            yield "\n".join(_strings(parsed, is_opaque_key, 0))
+            yield _walked(parsed, is_opaque_key)
             return
-    yield text
+    yield text, ()
 
 
-def _strings(value: JSON, is_opaque_key: IsOpaqueKey, depth: int) -> Iterator[str]:
+def _walked(value: JSON, is_opaque_key: IsOpaqueKey) -> Piece:
+    """The strings of JSON ``value``, one per line, and those under opaque-id keys apart."""
+    ids: list[str] = []
+    text = "\n".join(_strings(value, is_opaque_key, 0, ids))
+    return text, tuple(dict.fromkeys(ids))
+
+
+def _strings(value: JSON, is_opaque_key: IsOpaqueKey, depth: int, ids: list[str]) -> Iterator[str]:
+    """The strings of ``value``; those under opaque-id keys go to ``ids`` instead."""
     if depth > _MAX_DEPTH:
         return
     if isinstance(value, str):
@@ -96,8 +115,10 @@ def _strings(value: JSON, is_opaque_key: IsOpaqueKey, depth: int) -> Iterator[st
         yield str(value)
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            if not is_opaque_key(str(key)):
-                yield from _strings(item, is_opaque_key, depth + 1)
+            if is_opaque_key(str(key)):
+                ids.extend(_strings(item, lambda _: False, depth + 1, ids))
+            else:
+                yield from _strings(item, is_opaque_key, depth + 1, ids)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _strings(item, is_opaque_key, depth + 1)
+            yield from _strings(item, is_opaque_key, depth + 1, ids)

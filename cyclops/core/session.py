@@ -231,7 +231,7 @@ class Session:
         for label in result_labels - call_labels:
             self._by_label[label] += 1
         self._prov.set_labels(index, call_labels | result_labels)
-        self._prov.add_result(index, result_labels, result.texts)
+        self._prov.add_result(index, result_labels, result.texts, result.ids)
 
     def observe_json(self, index: int, result: JSON) -> None:
         """:meth:`observe` for a result as MCP JSON (or a plain string)."""

@@ -209,6 +209,9 @@ class ToolResult:
     """Every textual piece of the result, in order (text blocks, resource text, structured
     content strings)."""
     is_error: bool = False
+    ids: tuple[tuple[str, ...], ...] = ()
+    """Per text (same order; empty when none has any), the values under opaque-id keys that
+    JSON held: they link nothing, but count as leaked when a leak of their text carries them."""
 
 
 @dataclass(frozen=True)
