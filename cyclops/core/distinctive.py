@@ -75,16 +75,20 @@ def _without_opaque(
     return judged
 
 
-_FIELDS = re.compile(r"[:/,;]+")
+_FIELDS = re.compile(r"[:,;]+")
+_SLASHES = re.compile(r"/+")
 _EQUALS = re.compile(r"=+")
+_BASE64 = re.compile(r"[a-z0-9+/]{20,}={0,2}")
+_LETTERS = re.compile(r"[a-z]{3,}")
 
 
 def secret_like(token: str, min_entropy: float) -> list[tuple[int, int]]:
     """The secret-like parts of ``token``, in order: ``host:5432:db:user:pw`` is five fields,
-    ``region=eu-west-1`` a key and a value; each is judged on its own. A field with ``=``
-    between pieces that are no names (``4xzn5nn6=qzi03hi``) is one value."""
+    ``region=eu-west-1`` a key and a value, ``api/v2/users`` a path of three; each is judged
+    on its own. A field with ``=`` between pieces that are no names (``4xzn5nn6=qzi03hi``) is
+    one value, and so is base64 with ``/`` in it (an AWS secret key)."""
     parts = []
-    for a, b in _cut(token, 0, len(token), _FIELDS):
+    for a, b in _fields(token):
         if _one_value(token[a:b]):
             parts.append((a, b))
         else:
@@ -103,6 +107,23 @@ def _cut(text: str, start: int, end: int, separators: re.Pattern[str]) -> list[t
     if end > position:
         pieces.append((position, end))
     return pieces
+
+
+def _fields(token: str) -> Iterator[tuple[int, int]]:
+    """The fields of ``token``: between ``:``, ``,`` and ``;``, and between the ``/`` of a
+    path (not of base64: a long run of its alphabet without a word in common)."""
+    for a, b in _cut(token, 0, len(token), _FIELDS):
+        field = token[a:b]
+        if "/" in field and not _base64_value(field):
+            yield from _cut(token, a, b, _SLASHES)
+        else:
+            yield a, b
+
+
+def _base64_value(field: str) -> bool:
+    return bool(_BASE64.fullmatch(field)) and not any(
+        is_common(word) for word in _LETTERS.findall(field)
+    )
 
 
 def _one_value(field: str) -> bool:

@@ -4,7 +4,7 @@ import pytest
 
 from cyclops.config import load_patterns
 from cyclops.core.canon import clean, matchable
-from cyclops.core.distinctive import identifier, locators
+from cyclops.core.distinctive import identifier, locators, secret_like
 from cyclops.core.fingerprints import FingerprintIndex, HitKind
 from cyclops.core.patterns import ProvenanceSettings
 from cyclops.core.types import Label
@@ -101,6 +101,38 @@ def test_a_copy_running_from_a_secret_into_other_private_text_counts_whole() -> 
 def test_a_password_field_with_an_equals_sign_in_a_pgpass_line_is_one_secret() -> None:
     pgpass = "db-2.int.northwind.example:5432:infra:svc_infra:w2VZEqoS3*_Bp=10YRg1\n"
     assert spans(index_of(pgpass), "part 3: 10YRg1") == ["10yrg1"]
+
+
+AWS_FILE = (
+    "[default]\naws_access_key_id = AKIAYINIJMFUPA2SRDWX\n"
+    "aws_secret_access_key = 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\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("(3/5) UPXQlaf/", ["upxqlaf/"]),  # letters only, between two "/"
+        ("(2/5) GnH/c5/nAe", ["gnh/c5/nae"]),
+    ],
+)
+def test_base64_with_slashes_is_one_secret_whose_pieces_are_found(
+    query: str, expected: list[str]
+) -> None:
+    assert spans(index_of(AWS_FILE), query) == expected
+
+
+@pytest.mark.parametrize(
+    ("token", "parts"),
+    [
+        ("gnh/c5/naeupxqlaf/hgg4+kott/3avmdfmhsvsa", ["gnh/c5/naeupxqlaf/hgg4+kott/3avmdfmhsvsa"]),
+        ("api/v2/users/42/posts", []),  # a path: its fields are judged one by one
+        ("/usr/local/bin/python3", []),
+        ("src/x9f3kq2lz8wq/main", ["x9f3kq2lz8wq"]),
+    ],
+)
+def test_base64_with_slashes_is_one_value_and_a_path_is_many(token: str, parts: list[str]) -> None:
+    assert [token[a:b] for a, b in secret_like(token, 3.0)] == parts
 
 
 @pytest.mark.parametrize("query", ["deploy to west-1 now", "on=eu-wes"])
