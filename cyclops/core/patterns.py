@@ -56,6 +56,8 @@ class ArgumentRule:
     labels: frozenset[Label]
     word_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Keys whose value is a command line: each word is tried as a path."""
+    value_regexes: tuple[SafeRegex, ...] = ()
+    """Regexes over the whole values under ``keys`` (a SQL statement that writes rows)."""
 
 
 @dataclass(frozen=True)
@@ -258,9 +260,15 @@ def _argument_rule(rule: TableReader) -> ArgumentRule:
         path_globs=_path_globs(rule, "path_globs"),
         labels=_labels(rule, "labels"),
         word_keys=_globs(rule, "word_keys"),
+        value_regexes=_regexes(rule, "value_regexes"),
     )
-    if not parsed.path_globs:
-        rule.fail("path_globs", [], "an argument rule needs path globs", "list some path globs")
+    if not parsed.path_globs and not parsed.value_regexes:
+        rule.fail(
+            "path_globs",
+            [],
+            "an argument rule needs path globs or value regexes",
+            "list some path globs (or value_regexes)",
+        )
     rule.finish()
     return parsed
 

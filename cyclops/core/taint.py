@@ -101,6 +101,8 @@ class Labeller:
     def _rule_matches(self, rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
         for leaf in args:
             if rule.keys.matches(leaf.key):
+                if any(regex.search(leaf.value) for regex in rule.value_regexes):
+                    return True
                 candidates = [leaf.value]
             elif rule.word_keys.matches(leaf.key):
                 candidates = leaf.value.split()

@@ -142,12 +142,14 @@ def _argument(rule: ArgumentRule) -> list[str]:
         f"- Path keys: {_globs(rule.keys)}",
         f"- Command-line keys: {_globs(rule.word_keys)}",
         f"- Path globs: {_codes(g.pattern for g in rule.path_globs.globs)}",
+        f"- Value regexes: {_codes(r.pattern for r in rule.value_regexes)}",
     ]
 
 
 def _arguments(patterns: Patterns) -> list[str]:
     lines = ["## Argument rules", "", "A call gets the rule's labels when an argument points at"]
-    lines.append("a path that matches one of its path globs.")
+    lines.append("a path that matches one of its path globs, or holds a value that one of its")
+    lines.append("value regexes matches.")
     for rule in patterns.arguments:
         lines += ["", *_argument(rule)]
     return lines

@@ -59,6 +59,11 @@ def test_the_hash_identifies_the_file_text() -> None:
             "[[arguments]]\nid = 'a'\nkeys = ['p']\npath_globs = ['[z-a]']\nlabels = ['sensitive']",
             "arguments[0].path_globs",
         ),
+        (
+            "[[arguments]]\nid = 'a'\nkeys = ['sql']\nvalue_regexes = ['(?=x)']\nlabels = []",
+            "arguments[0].value_regexes",
+        ),
+        ("[leak]\nmin_id_length = -1", "leak.min_id_length"),
         ("[results]\nuntrusted_markers = ['(?=x)']", "results.untrusted_markers"),
         ("[provenance]\nkgram = 2", "provenance.kgram"),
         ("[provenance]\nopaque_ids = ['(?<=x)']", "provenance.opaque_ids"),
