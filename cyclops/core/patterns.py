@@ -66,6 +66,8 @@ class EgressRules:
     url_keys: GlobSet
     url_labels: frozenset[Label]
     destination_keys: GlobSet
+    network_commands: frozenset[str] = frozenset()
+    """Programs whose command lines name a remote host without a URL (``scp``, ``nc``)."""
 
 
 @dataclass(frozen=True)
@@ -279,6 +281,7 @@ def _egress(table: TableReader) -> EgressRules:
         url_keys=_globs(table, "url_keys", ("*url*", "*uri*")),
         url_labels=_labels(table, "url_labels", table.strings("url_labels", ["egress"])),
         destination_keys=_globs(table, "destination_keys", ("to", "url", "recipient*")),
+        network_commands=frozenset(table.strings("network_commands", ())),
     )
     table.finish()
     return rules

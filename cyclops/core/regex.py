@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import re2  # type: ignore[import-untyped]
@@ -24,6 +25,7 @@ __all__ = [
     "RegexError",
     "SafeRegex",
     "normalize_path",
+    "tool_names",
 ]
 
 _OPTIONS = re2.Options()
@@ -165,6 +167,11 @@ class Glob:
     def matches(self, name: str) -> bool:
         return self._compiled.fullmatch(_utf8(name)) is not None
 
+    def matches_tool(self, tool: str) -> bool:
+        """Whether the glob matches a tool's name as written or in snake_case (tool globs are
+        written ``send_*``; servers name tools ``sendEmail`` or ``send-email`` too)."""
+        return any(self.matches(name) for name in tool_names(tool))
+
 
 _CACHE_LIMIT = 4096
 
@@ -192,8 +199,24 @@ class GlobSet:
             self._cache[name] = found
         return found
 
+    def matches_tool(self, tool: str) -> bool:
+        """Like :meth:`Glob.matches_tool`."""
+        return any(self.matches(name) for name in tool_names(tool))
+
     def __bool__(self) -> bool:
         return bool(self.patterns)
+
+
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NAME_SEPARATORS = re.compile(r"[-.\s]+")
+
+
+@lru_cache(maxsize=4096)
+def tool_names(tool: str) -> tuple[str, ...]:
+    """A tool's name as written, and in snake_case when that differs (``addCommentToIssue``
+    is also ``add_comment_to_issue``, ``notion-fetch`` also ``notion_fetch``)."""
+    snake = _NAME_SEPARATORS.sub("_", _CAMEL_HUMP.sub("_", tool)).lower()
+    return (tool,) if snake == tool.lower() else (tool, snake)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,15 @@ from .chokepoint import Route, choke_point
 from .controls import CallView, Controller
 from .destinations import destination_name
 from .fingerprints import Hit
-from .flows import CallFacts, Finding, excessive_agency, exfiltration, secret_egress, self_contained
+from .flows import (
+    CallFacts,
+    Finding,
+    excessive_agency,
+    exfiltration,
+    secret_egress,
+    self_contained,
+    sent_by_reference,
+)
 from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .patterns import Patterns
 from .provenance import CallShape, Provenance
@@ -156,7 +164,8 @@ class Session:
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
         matches = self._prov.match_arguments(index, args, shape) if consequential else []
         destination = destination_name(call.capability, args, arg_labels, matches)
-        facts = CallFacts(index, call.capability, labels, matches, destination)
+        private_reference = Label.SENSITIVE in arg_labels.labels
+        facts = CallFacts(index, call.capability, labels, matches, destination, private_reference)
         hits = self._prov.private_hits_of(matches) if egress else []
         if egress:
             hits += self._prov.continued(matches, hits, self._ledger.latest(destination))
@@ -265,6 +274,7 @@ class Session:
         found: list[Finding | None] = []
         if Label.EGRESS in facts.labels:
             exfil = exfiltration(facts, self._prov, hits, leaked, policies[FlowClass.EXFILTRATION])
+            exfil = exfil or sent_by_reference(facts, self._prov)
             secret = policies[FlowClass.SECRET_EGRESS]
             found.append(exfil if exfil else secret_egress(facts, self._prov, secret))
         if Label.PRIVILEGED in facts.labels:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .arguments import ArgLeaf, hosts_in
+from .arguments import ArgLeaf, command_hosts, hosts_in
 from .patterns import ArgumentRule, Patterns, Role
 from .regex import RegexError, SafeRegex, normalize_path
 from .secretscan import SecretScanner
@@ -58,7 +58,7 @@ class Labeller:
         if not new:
             return
         known |= new
-        found = {r.name for r in self._p.roles if any(r.signatures.matches(t) for t in new)}
+        found = {r.name for r in self._p.roles if any(r.signatures.matches_tool(t) for t in new)}
         learned = self._learned.get(server, frozenset())
         if found - learned:
             self._learned[server] = learned | found
@@ -81,7 +81,7 @@ class Labeller:
         labels: set[Label] = set()
         for role in self.roles_of(capability.server):
             for glob, role_labels in role.tools:
-                if glob.matches(capability.tool):
+                if glob.matches_tool(capability.tool):
                     labels |= role_labels
         return frozenset(labels)
 
@@ -89,7 +89,7 @@ class Labeller:
         labels: set[Label] = set()
         rule_ids: list[str] = []
         for rule in self._p.arguments:
-            if rule.tools.matches(tool) and self._rule_matches(rule, args):
+            if rule.tools.matches_tool(tool) and self._rule_matches(rule, args):
                 labels |= rule.labels
                 rule_ids.append(rule.id)
         hosts = self.egress_hosts(args)
@@ -118,13 +118,22 @@ class Labeller:
         egress = self._p.egress
         hosts: dict[str, None] = {}
         for leaf in args:
-            in_url_key = egress.url_keys.matches(leaf.key)
-            if not (in_url_key or _is_whole_url(leaf.value)):
-                continue
-            for host in hosts_in(leaf.value, bare=in_url_key):
+            for host in self.hosts_of(leaf):
                 if not egress.allow_hosts.matches(host):
                     hosts[host] = None
         return tuple(hosts)
+
+    def hosts_of(self, leaf: ArgLeaf) -> list[str]:
+        """The hosts an argument points at: its URLs' (a value under a URL key may be a bare
+        host), and those a command line under such a key sends to (``scp f user@host:``)."""
+        egress = self._p.egress
+        in_url_key = egress.url_keys.matches(leaf.key)
+        if not (in_url_key or _is_whole_url(leaf.value)):
+            return []
+        hosts = list(hosts_in(leaf.value, bare=in_url_key))
+        if in_url_key and egress.network_commands:
+            hosts += command_hosts(leaf.value, egress.network_commands)
+        return hosts
 
     def is_url_key(self, key: str) -> bool:
         return self._p.egress.url_keys.matches(key)

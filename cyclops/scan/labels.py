@@ -164,7 +164,7 @@ def _role_matches(
             glob = next(g for g in role.servers.patterns if _glob_matches(g, server))
             found.append(RoleMatch(role.name, RoleReason.NAME, glob))
         else:
-            signature = next((t.name for t in tools if role.signatures.matches(t.name)), None)
+            signature = next((t.name for t in tools if role.signatures.matches_tool(t.name)), None)
             if signature is not None:
                 found.append(RoleMatch(role.name, RoleReason.SIGNATURE, signature))
     return tuple(found)
@@ -181,7 +181,7 @@ def _label(patterns: Patterns, labeller: Labeller, server: str, tool: ToolSpec) 
         RuleMatch(role.name, glob.pattern, tuple(sorted(role_labels)))
         for role in labeller.roles_of(server)
         for glob, role_labels in role.tools
-        if glob.matches(tool.name)
+        if glob.matches_tool(tool.name)
     )
     if rules:
         return ToolLabels(capability, labels, rules, ())
@@ -203,7 +203,7 @@ def _infer(patterns: Patterns, tool: ToolSpec) -> Iterator[InferredLabel]:
         if patterns.egress.url_keys.matches(name):
             for label in patterns.egress.url_labels:
                 yield InferredLabel(label, Inference.URL_ARGUMENT, name)
-        if any(r.tools.matches(tool.name) and _path_key(r, name) for r in path_rules):
+        if any(r.tools.matches_tool(tool.name) and _path_key(r, name) for r in path_rules):
             yield InferredLabel(Label.SENSITIVE, Inference.PATH_ARGUMENT, name)
     if hints.get("readOnlyHint") is not True and hints.get("destructiveHint") is not False:
         why = (

@@ -2,7 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from cyclops.core.regex import Glob, PathGlob, RegexError, SafeRegex, normalize_path
+from cyclops.core.regex import (
+    Glob,
+    GlobSet,
+    PathGlob,
+    RegexError,
+    SafeRegex,
+    normalize_path,
+    tool_names,
+)
 
 
 @pytest.mark.parametrize(
@@ -98,3 +106,25 @@ def test_spans_are_offsets_of_the_text_whether_it_is_ascii_or_not(
     assert list(regex.spans(text)) == spans
     whole = SafeRegex(r"(?i)k\S*=[a-z]{2}\d{2}")  # no marked group: the whole match
     assert [text[a:b] for a, b in whole.spans(text)] == texts
+
+
+@pytest.mark.parametrize(
+    ("tool", "names"),
+    [
+        ("send_email", ("send_email",)),
+        ("sendEmail", ("sendEmail", "send_email")),
+        ("addCommentToJiraIssue", ("addCommentToJiraIssue", "add_comment_to_jira_issue")),
+        ("notion-fetch", ("notion-fetch", "notion_fetch")),
+        ("HTTPRequest", ("HTTPRequest", "http_request")),
+        ("getURLContents", ("getURLContents", "get_url_contents")),
+    ],
+)
+def test_a_tool_name_is_also_read_in_snake_case(tool: str, names: tuple[str, ...]) -> None:
+    assert tool_names(tool) == names
+
+
+def test_tool_globs_match_either_spelling_and_other_globs_only_the_name() -> None:
+    assert Glob("send_*").matches_tool("sendEmail")
+    assert GlobSet(("send_*",)).matches_tool("send-email")
+    assert not Glob("send_*").matches("sendEmail")
+    assert not Glob("send_*").matches_tool("resend")
