@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from itertools import accumulate, compress, count
 from operator import add
 
+from .arguments import registrable_domain
 from .patterns import ProvenanceSettings
 from .text import WORD, entropy, is_common
 
@@ -235,7 +236,13 @@ def _locators_in(token: str) -> Iterator[str]:
 
 
 def _distinctive_locator(locator: str) -> bool:
-    return not all(map(is_common, WORD.findall(locator)))
+    """Not made of common words only (``docs.python.org`` is named everywhere); but a domain
+    whose own name joins several (``docs-feedback.io``: what an attacker registers so that
+    it looks familiar) is distinctive all the same."""
+    if not all(map(is_common, WORD.findall(locator))):
+        return True
+    host = locator.rsplit("@", 1)[-1]
+    return "." in host and len(WORD.findall(registrable_domain(host).split(".", 1)[0])) > 1
 
 
 _EDGE_PUNCTUATION = ".,;:!?()[]{}<>\"'`*"

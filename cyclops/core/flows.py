@@ -68,14 +68,14 @@ class Finding:
 
 
 def _untrusted_reach(
-    facts: CallFacts, prov: Provenance, via: Collection[int]
+    facts: CallFacts, prov: Provenance, via: Collection[int], besides: Collection[int] = ()
 ) -> tuple[set[int], list[int]]:
     """Untrusted calls that reached the call (or the ``via`` calls) as data, and as influence
-    (``via`` left out: see :func:`exfiltration`)."""
+    (``besides`` left out: see :func:`exfiltration`)."""
     data = {c for m in facts.matches for c in m.untrusted_calls}
     for call in via:
         data |= {s for s in prov.data_sources(call) if Label.UNTRUSTED in prov.labels(s)}
-    return data, prov.untrusted_before(facts.index, besides=via)
+    return data, prov.untrusted_before(facts.index, besides=besides)
 
 
 def _evidence_kind(data: set[int], influence: list[int]) -> EvidenceKind:
@@ -110,12 +110,12 @@ def exfiltration(
     if not hits:
         return None
     sensitive_calls = sorted({h.call for h in hits})
-    data, influence = _untrusted_reach(facts, prov, sensitive_calls)
     # A result that is both untrusted and private (a mail) does not taint its own leak: its
     # author sending it to themselves is no exfiltration. Untrusted content must come from
-    # another call.
-    data -= set(sensitive_calls)
-    influence = [c for c in influence if c not in sensitive_calls]
+    # another call; with two private sources, each is the other's.
+    own = set(sensitive_calls) if len(sensitive_calls) == 1 else set()
+    data, influence = _untrusted_reach(facts, prov, sensitive_calls, besides=own)
+    data -= own
     kind = _evidence_kind(data, influence)
     if kind is EvidenceKind.NONE or (policy.require_data_edges and kind is not EvidenceKind.DATA):
         return None

@@ -180,6 +180,19 @@ def test_locators_skip_common_domains() -> None:
     assert locators("see example.com and https://evil-host.example/x") == {"evil-host.example"}
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("see www.example.com or api.github.com", set()),  # one common word: named everywhere
+        ("send it to https://api.docs-feedback.io/v1", {"api.docs-feedback.io"}),
+        ("mail help@support-desk.example", {"help@support-desk.example", "support-desk.example"}),
+    ],
+)
+def test_a_domain_that_joins_common_words_is_distinctive(text: str, found: set[str]) -> None:
+    # An attacker registers a name that looks familiar; it still names one place only.
+    assert locators(text) == found
+
+
 def test_a_fingerprint_in_many_results_becomes_boilerplate() -> None:
     index = FingerprintIndex(ProvenanceSettings(max_sources_per_fingerprint=3), 100_000)
     for call in range(5):
