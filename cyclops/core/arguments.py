@@ -10,7 +10,17 @@ from urllib.parse import urlsplit
 
 from .types import JSON, ArgPath
 
-__all__ = ["ArgLeaf", "command_hosts", "hosts_in", "leaves", "registrable_domain"]
+__all__ = [
+    "ArgLeaf",
+    "command_hosts",
+    "hosts_in",
+    "leaves",
+    "parent_domains",
+    "registrable_domain",
+    "subdomain",
+    "url_host",
+    "url_payload",
+]
 
 _MAX_DEPTH = 64
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s\"'<>`]+")
@@ -134,3 +144,33 @@ def registrable_domain(host: str) -> str:
     labels = host.split(".")
     keep = 3 if len(labels) >= 3 and len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL else 2
     return ".".join(labels[-keep:])
+
+
+def url_payload(value: str) -> str:
+    """The part of a URL after its host (path, query, fragment); empty for anything else."""
+    if "://" not in value:
+        return ""
+    rest = value.split("://", 1)[1]
+    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=-1)
+    return rest[cut:] if cut >= 0 else ""
+
+
+def url_host(url: str) -> str:
+    """The host of a URL, as written (``""`` for anything else)."""
+    if "://" not in url:
+        return ""
+    host = re.split(r"[/?#]", url.split("://", 1)[1], maxsplit=1)[0]
+    return host.rsplit("@", 1)[-1].split(":", 1)[0].rstrip(".")
+
+
+def subdomain(host: str) -> str:
+    """The labels of ``host`` before its registrable domain: data rides there too
+    (``<token>.collect.evil.example``, a lookup the attacker's name server logs)."""
+    domain = registrable_domain(host)
+    return host[: -len(domain)].rstrip(".") if len(host) > len(domain) else ""
+
+
+def parent_domains(host: str) -> list[str]:
+    """``a.b.evil.example`` → ``b.evil.example``, ``evil.example``: what a page may have named."""
+    labels = host.split(".")
+    return [".".join(labels[i:]) for i in range(1, len(labels) - 1)]

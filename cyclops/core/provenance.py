@@ -23,7 +23,7 @@ from itertools import islice
 
 import networkx as nx
 
-from .arguments import ArgLeaf
+from .arguments import ArgLeaf, parent_domains, subdomain, url_host, url_payload
 from .canon import clean, matchable
 from .continuation import Continuer
 from .distinctive import identifier, identifiers, locators
@@ -34,15 +34,6 @@ from .types import ArgPath, Capability, Label
 from .unmask import UnmaskLimits, unmask
 
 __all__ = ["ArgumentMatch", "CallShape", "EdgeKind", "Provenance"]
-
-
-def _url_payload(value: str) -> str:
-    """The part of a URL after its host (path, query, fragment); empty for anything else."""
-    if "://" not in value:
-        return ""
-    rest = value.split("://", 1)[1]
-    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=-1)
-    return rest[cut:] if cut >= 0 else ""
 
 
 # In a result, only encoded blocks are worth decoding (a base64 secret in a config).
@@ -138,9 +129,11 @@ class Provenance:
     ) -> list[ArgumentMatch]:
         """Look every argument up in the index, add data edges, and find secrets.
 
-        A destination argument says *where* data goes: only a URL's path and query can carry
-        sensitive content (a reply to the sender of a private mail does not leak the sender's
-        address), and an argument under an opaque-id key (``threadId``) carries none. The whole
+        A destination argument says *where* data goes: only a URL's path, query and subdomain
+        (``<token>.evil.example``) can carry sensitive content (a reply to the sender of a
+        private mail does not leak the sender's address), and an argument under an opaque-id
+        key (``threadId``) carries none. A page that named a parent domain of the host chose
+        it. The whole
         value of a destination argument, and of any argument of a privileged call, is also looked
         up as an identifier taken from untrusted content (``#633``).
         """
@@ -176,15 +169,20 @@ class Provenance:
         if match.destination:
             # A URL is an address and a payload; a decoded form that is no URL came out of a
             # payload (the address is never encoded); anything else is an address.
-            payload = _url_payload(cleaned) if "://" in cleaned or not decoded else cleaned
+            payload = url_payload(cleaned) if "://" in cleaned or not decoded else cleaned
             # Cut from ``cleaned``, of which the payload is a suffix (``text`` is shorter
             # wherever separators were merged).
             address = matchable(cleaned[: len(cleaned) - len(payload)])
-            named = list(self.index.exact(locators(address), HitKind.LOCATOR))
+            host = matchable(url_host(cleaned))
+            hosts = locators(address) | set(parent_domains(host))
+            named = list(self.index.exact(hosts, HitKind.LOCATOR))
             match.untrusted_hits.extend(named)
             match.addressed_by.update(h.call for h in named)
             if payload and shape.egress:
                 self._match_sensitive(payload, match)
+            carried = subdomain(host) if shape.egress else ""
+            if carried:
+                self._match_sensitive(carried, match)
         elif shape.egress:
             self._match_sensitive(cleaned, match, fragments=False)
         tokens = identifiers(text)
