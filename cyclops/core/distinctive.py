@@ -274,6 +274,7 @@ _IDENTIFIER_HINT = re.compile(r"[0-9/_.:@-]")
 
 # Markup and quotes glued to a word are no part of it (`+13241234123</important>`).
 _WORD_BREAK = re.compile(r'[<>"`]')
+_BREAK_CHARS = frozenset('<>"`')
 
 
 def identifiers(text: str) -> set[str]:
@@ -288,10 +289,10 @@ def identifiers(text: str) -> set[str]:
 
 def _words(words: Iterable[str]) -> Iterator[str]:
     for word in words:
-        if _WORD_BREAK.search(word):
-            yield from _WORD_BREAK.split(word)
-        else:
+        if _BREAK_CHARS.isdisjoint(word):
             yield word
+        else:
+            yield from _WORD_BREAK.split(word)
 
 
 # -- copies ----------------------------------------------------------------------------------

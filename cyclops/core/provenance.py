@@ -31,7 +31,7 @@ from .fingerprints import FingerprintIndex, Hit, HitKind
 from .patterns import Patterns
 from .secretscan import SecretFinding, SecretScanner, high_values
 from .types import ArgPath, Capability, Label
-from .unmask import UnmaskLimits, unmask
+from .unmask import DEFAULT_LIMITS, SINK_LIMITS, UnmaskLimits, unmask
 
 __all__ = ["ArgumentMatch", "CallShape", "EdgeKind", "Provenance"]
 
@@ -138,9 +138,10 @@ class Provenance:
         up as an identifier taken from untrusted content (``#633``).
         """
         matches = []
+        limits = SINK_LIMITS if shape.egress else DEFAULT_LIMITS
         for leaf in args:
             match = ArgumentMatch(leaf.path, leaf.path in shape.destinations)
-            for n, form in enumerate(unmask(leaf.value)):
+            for n, form in enumerate(unmask(leaf.value, limits)):
                 self._match_form(form, match, shape, decoded=n > 0)
             if leaf.path in shape.opaque:
                 match.sensitive_hits.clear()

@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from cyclops.core.canon import clean
+from cyclops.core.disguises import undisguised
 from cyclops.core.textdecoders import TEXT_DECODERS
 
-__all__ = ["DEFAULT_LIMITS", "UnmaskLimits", "unmask"]
+__all__ = ["DEFAULT_LIMITS", "SINK_LIMITS", "UnmaskLimits", "unmask"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,9 @@ class UnmaskLimits:
     max_runs: int = 4096
     """Distinct runs of base64, base32 or hex characters looked at per call: bounds the time
     spent on text full of short runs."""
+    disguises: bool = False
+    """Also take off the disguises of :mod:`.disguises` (reversed, ROT13, spaced out...):
+    worth it for what a sink sends, where a secret may have been told to hide."""
 
     def __post_init__(self) -> None:
         counts = (self.max_depth, self.total_chars_floor, self.total_chars_per_value_char)
@@ -65,6 +69,8 @@ class UnmaskLimits:
 
 
 DEFAULT_LIMITS = UnmaskLimits()
+SINK_LIMITS = UnmaskLimits(disguises=True)
+"""For the arguments of a call that sends data: disguises taken off too."""
 
 # Characters that mark decoded bytes as binary: controls other than tab/newline/return, and the
 # replacement character that stands for bytes that are not UTF-8.
@@ -213,6 +219,8 @@ def _decodings(form: str, search: _Search) -> Iterator[str]:
         for decoded in text_decoder(source, search.limits.max_depth):
             if _worth_keeping(source, decoded):
                 yield decoded
+    if search.limits.disguises:
+        yield from undisguised(source)
 
 
 def _worth_keeping(source: str, decoded: str) -> bool:

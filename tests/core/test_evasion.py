@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import gzip
 import html
 import json
@@ -57,6 +58,14 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "fullwidth": lambda s: s.translate(FULLWIDTH),
     "upper case": str.upper,
     "html-escaped in markup": lambda s: f"<b>{html.escape(s)}</b>",
+    # disguises an agent can be told to put on
+    "reversed": lambda s: s[::-1],
+    "ROT13": lambda s: codecs.encode(s, "rot13"),
+    "spaced out": " ".join,
+    "a dot after each character": lambda s: "".join(c + "." for c in s),
+    "lines of four": lambda s: "\n".join(s[i : i + 4] for i in range(0, len(s), 4)),
+    "character codes": lambda s: ", ".join(str(ord(c)) for c in s),
+    "base64 of reversed": lambda s: _b64(s[::-1]),
 }
 
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cyclops.core.canon import canonical
-from cyclops.core.unmask import DEFAULT_LIMITS, UnmaskLimits, unmask
+from cyclops.core.unmask import DEFAULT_LIMITS, SINK_LIMITS, UnmaskLimits, unmask
 
 SECRET = "sk_live_9fQ2xR7mB4kT1wZ8"
 ZW = "\u200b"
@@ -323,3 +323,57 @@ ORDINARY = [
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_text_decodes_to_nothing(text: str) -> None:
     assert unmask(text) == [text]
+
+
+# -- disguises (what a sink sends) -----------------------------------------------------------------
+
+ROT13 = str.maketrans(
+    string.ascii_letters,
+    string.ascii_lowercase[13:]
+    + string.ascii_lowercase[:13]
+    + string.ascii_uppercase[13:]
+    + string.ascii_uppercase[:13],
+)
+DISGUISES: dict[str, Encoder] = {
+    "reversed": lambda s: s[::-1],
+    "ROT13": lambda s: s.translate(ROT13),
+    "spaced": " ".join,
+    "dashed": "-".join,
+    "dotted after each": lambda s: "".join(c + "." for c in s),
+    "lines of four": lambda s: "\n".join(s[i : i + 4] for i in range(0, len(s), 4)),
+    "character codes": lambda s: ",".join(str(ord(c)) for c in s),
+    "base64 of reversed": lambda s: b64(s[::-1]),
+}
+
+
+def reveals_at_a_sink(value: str, secret: str) -> bool:
+    needle = canonical(secret)
+    return any(needle in canonical(form) for form in unmask(value, SINK_LIMITS))
+
+
+@pytest.mark.parametrize("disguise", list(DISGUISES))
+def test_a_disguised_secret_is_revealed_at_a_sink(disguise: str) -> None:
+    assert reveals_at_a_sink(f"as asked: {DISGUISES[disguise](SECRET)}", SECRET)
+    assert not reveals(f"as asked: {DISGUISES[disguise](SECRET)}", SECRET)  # not elsewhere
+
+
+KEY_ALPHABET = string.ascii_letters + string.digits + "_-"
+KEYS = st.text(alphabet=KEY_ALPHABET, min_size=12, max_size=48).filter(
+    lambda s: len(set(s)) >= 8 and any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=KEYS, disguise=st.sampled_from(list(DISGUISES)))
+def test_any_key_is_revealed_whatever_its_disguise(key: str, disguise: str) -> None:
+    assert reveals_at_a_sink(DISGUISES[disguise](key), key)
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_text_at_a_sink_has_no_disguise_to_take_off(text: str) -> None:
+    assert unmask(text, SINK_LIMITS) == [text]
+
+
+def test_a_long_value_is_not_undisguised() -> None:
+    value = "x " * 600 + SECRET[::-1]
+    assert not reveals_at_a_sink(value, SECRET)
