@@ -23,7 +23,7 @@ from itertools import islice
 
 import networkx as nx
 
-from .arguments import ArgLeaf, parent_domains, subdomain, url_host, url_payload
+from .arguments import ArgLeaf, named_hosts, parent_domains, subdomain, url_host, url_payload
 from .canon import clean, matchable
 from .continuation import Continuer
 from .distinctive import identifier, identifiers, locators
@@ -151,11 +151,22 @@ class Provenance:
                 # not data (a mail that names where to post): only other results can leak here.
                 steering = match.addressed_by
                 match.sensitive_hits = [h for h in match.sensitive_hits if h.call not in steering]
+            hosts = named_hosts(leaf.value, self._p.egress.network_commands) if shape.egress else ()
+            if hosts and match.sensitive_hits:
+                # Going to a host a private text names is no leak of it (a secret sent as a
+                # subdomain is no host the private text names).
+                match.sensitive_hits = [h for h in match.sensitive_hits if not self._at(h, hosts)]
             matches.append(match)
         for match in matches:
             for call in {hit.call for hit in match.hits}:
                 self._link(call, index, EdgeKind.DATA, match.path)
         return matches
+
+    def _at(self, hit: Hit, hosts: Collection[str]) -> bool:
+        """Whether ``hit`` is a piece of one of ``hosts`` that its private text names whole."""
+        piece, segment = self._piece(hit), self.index.segment(hit.segment)
+        text = segment.text if segment is not None else ""
+        return bool(piece) and any(piece in host and host in text for host in hosts)
 
     def _match_form(self, form: str, match: ArgumentMatch, shape: CallShape, decoded: bool) -> None:
         cleaned = clean(form)

@@ -20,6 +20,7 @@ from cyclops.core import (
     ToolCall,
 )
 from cyclops.core.patterns import FlowPolicy
+from cyclops.core.types import JSON
 from cyclops.testing import Step, play, step
 
 TOKEN = "tok_9fQ2xLr7ZpW4nVb8Kd3Hs6Jt"  # 28 characters, no common words
@@ -210,6 +211,30 @@ def test_a_secret_sent_as_a_subdomain_is_a_leak_and_the_page_chose_the_domain(
     assert flow.flow_class is FlowClass.EXFILTRATION
     assert flow.severity is Severity.CRITICAL
     assert flow.leaked_bytes == len(TOKEN)
+
+
+SSH_CONFIG = "Host prod\n  HostName app-prod-7.int.northwind-corp.example\n  User deploy\n"
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "arguments"),
+    [
+        ("fetch", "fetch", {"url": "https://app-prod-7.int.northwind-corp.example/health"}),
+        (
+            "shell",
+            "run_command",
+            {"command": "scp dist/app.tar.gz deploy@app-prod-7.int.northwind-corp.example:/srv/"},
+        ),
+    ],
+)
+def test_going_to_a_host_a_private_file_names_is_no_leak_of_it(
+    prevent: Session, server: str, tool: str, arguments: dict[str, JSON]
+) -> None:
+    config = step("filesystem", "read_text_file", {"path": "/home/a/.ssh/config"}, SSH_CONFIG)
+    steps = [fetch_page("Deploying: copy the build over."), config, step(server, tool, arguments)]
+    decision = play(prevent, steps)[-1]
+    assert FlowClass.EXFILTRATION not in {f.flow_class for f in decision.flows}
+    assert decision.leaked_bytes == 0
 
 
 def test_names_decoded_out_of_a_url_query_are_its_payload_not_its_address(
