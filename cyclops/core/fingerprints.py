@@ -115,6 +115,8 @@ class Hit:
     """The span of the segment's text that the looked-up text carries (sensitive segments)."""
     value: str = ""
     """For high-value and locator hits: the matched value (kept in memory, never reported)."""
+    at: int = field(default=-1, compare=False)
+    """For fragments: where the copy starts in the text looked up."""
 
 
 class FingerprintIndex:
@@ -296,7 +298,7 @@ class FingerprintIndex:
                 copy = _copy(seg.text, offset, text, i, k)
                 if copy is None:
                     continue  # hash collision
-                hit = self._piece(seg, copy[0], copy[1], secret)
+                hit = self._piece(seg, copy[0], copy[1], secret, offset - i)
                 if hit is None:
                     refused[seg.id] = (offset - i, copy[2], secret)
                 else:
@@ -304,10 +306,11 @@ class FingerprintIndex:
                     yield hit
 
     def _piece(
-        self, seg: Segment, start: int, end: int, secret: tuple[int, int] | None
+        self, seg: Segment, start: int, end: int, secret: tuple[int, int] | None, shift: int
     ) -> Hit | None:
         """The hit for a copy of ``seg.text[start:end]`` found by a k-gram inside ``secret``
-        (a secret-like part), if the copy is a piece of data."""
+        (a secret-like part), if the copy is a piece of data; ``shift``: where the source is
+        ahead of the looked-up text along the copy."""
         source = seg.text
         pieces = []
         if secret is not None:  # the part inside the secret-like token
@@ -319,7 +322,7 @@ class FingerprintIndex:
         if not found:
             return None
         start, end = max(found, key=lambda piece: piece[1] - piece[0])
-        return Hit(seg.id, seg.call, seg.labels, HitKind.FRAGMENT, start, end)
+        return Hit(seg.id, seg.call, seg.labels, HitKind.FRAGMENT, start, end, at=start - shift)
 
     def shingles(self, text: str) -> Iterator[Hit]:
         n = self._s.shingle_words

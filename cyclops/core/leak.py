@@ -23,14 +23,14 @@ Rules:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from .fingerprints import Hit, HitKind
 from .patterns import LeakSettings
 from .text import countable_chars
 
-__all__ = ["IntervalSet", "Leak", "LeakLedger", "Source", "significant_hits"]
+__all__ = ["IntervalSet", "Leak", "LeakLedger", "Source", "outermost", "significant_hits"]
 
 Source = tuple[str, int]
 """A sensitive segment's canonical text and the family (original result piece) it belongs to."""
@@ -233,3 +233,22 @@ def significant_hits(
         if (h.kind is HitKind.HIGH_VALUE and h.value in leak.values)
         or (h.segment in sources and sources[h.segment][1] in leak.significant)
     )
+
+
+def outermost(fragments: Iterable[Hit], family: Callable[[Hit], int]) -> list[Hit]:
+    """The ``fragments`` found in one text, without those strictly inside a longer copy of
+    another family (``globex.example`` of a mail, inside a host name of a record): the same
+    bytes of the text count for one source. The same copy found in several families stays
+    (a piece many private texts share is vocabulary, see ``Provenance.private_hits``), and so
+    does a fragment inside a copy of its own family (the family counts its bytes once)."""
+    kept: list[Hit] = []
+    outer: tuple[int, int, int] = (-1, -1, -1)  # the longest copy reaching furthest: span, family
+    for hit in sorted(fragments, key=lambda h: (h.at, h.start - h.end)):
+        start, end, own = hit.at, hit.at + hit.end - hit.start, family(hit)
+        inside = end <= outer[1] and end - start < outer[1] - outer[0]
+        if inside and own != outer[2]:
+            continue
+        kept.append(hit)
+        if end > outer[1]:
+            outer = (start, end, own)
+    return kept

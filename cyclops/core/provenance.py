@@ -28,6 +28,7 @@ from .canon import clean, matchable
 from .continuation import Continuer
 from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex, Hit, HitKind
+from .leak import outermost
 from .patterns import Patterns
 from .secretscan import SecretFinding, SecretScanner, high_values
 from .types import ArgPath, Capability, Label
@@ -173,11 +174,10 @@ class Provenance:
         text = matchable(cleaned)
         # A destination takes only untrusted hits from here (its payload is matched below).
         wanted = Label.UNTRUSTED if match.destination else None
-        for hit in self.index.fragments(text, wanted):
-            if Label.UNTRUSTED in hit.labels:
-                match.untrusted_hits.append(hit)
-            if Label.SENSITIVE in hit.labels and not match.destination:
-                match.sensitive_hits.append(hit)
+        found = list(self.index.fragments(text, wanted))
+        match.untrusted_hits.extend(h for h in found if Label.UNTRUSTED in h.labels)
+        if not match.destination:
+            match.sensitive_hits.extend(self._outermost(found))
         if match.destination:
             # A URL is an address and a payload; a decoded form that is no URL came out of a
             # payload (the address is never encoded); anything else is an address.
@@ -217,11 +217,18 @@ class Provenance:
         """Sensitive pieces of ``cleaned`` (whole words and values, not only fragments)."""
         text = matchable(cleaned)
         match.payloads.append(text)
-        found = list(self.index.fragments(text)) if fragments else []
+        found = self._outermost(self.index.fragments(text)) if fragments else []
         found += self.index.shingles(text)
         values = [hv.value for hv in high_values(self._p.provenance.high_value, cleaned)]
         found += self.index.exact(values, HitKind.HIGH_VALUE)
         match.sensitive_hits.extend(h for h in found if Label.SENSITIVE in h.labels)
+
+    def _outermost(self, fragments: Iterable[Hit]) -> list[Hit]:
+        return outermost((h for h in fragments if Label.SENSITIVE in h.labels), self._family)
+
+    def _family(self, hit: Hit) -> int:
+        segment = self.index.segment(hit.segment)
+        return segment.family if segment is not None else -1
 
     def continued(
         self,

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from cyclops.core.fingerprints import Hit, HitKind
-from cyclops.core.leak import IntervalSet, LeakLedger
+from cyclops.core.leak import IntervalSet, LeakLedger, outermost
 from cyclops.core.patterns import LeakSettings
 from cyclops.core.text import countable_chars
 from cyclops.core.types import Label
@@ -108,3 +108,32 @@ def test_a_high_value_value_makes_a_leak_though_a_continuation_covers_it() -> No
     leak = ledger.measure("evil.example", [value, continued(1, 6, 16)], SOURCES)
     assert leak.triggered
     assert leak.call_bytes == 10  # the continuation's bytes, the value inside them once
+
+
+def fragment(segment: int, at: int, length: int) -> Hit:
+    return Hit(segment, 0, frozenset(), HitKind.FRAGMENT, 100, 100 + length, at=at)
+
+
+@pytest.mark.parametrize(
+    ("hits", "kept"),
+    [
+        # a domain of a mail (family 2) inside a host name of a record (family 0): one source
+        ([fragment(0, 10, 34), fragment(2, 30, 14)], [0]),
+        # inside a copy of its own family: kept (the family counts its bytes once)
+        ([fragment(0, 10, 34), fragment(0, 30, 14)], [0, 1]),
+        # overlapping but not inside: both count
+        ([fragment(0, 10, 20), fragment(2, 25, 14)], [0, 1]),
+        # apart: both count
+        ([fragment(0, 0, 10), fragment(2, 40, 10)], [0, 1]),
+        # the same start: the longer one wins, whichever came first
+        ([fragment(2, 10, 8), fragment(0, 10, 30)], [1]),
+        # the same copy in two families: both stay (how many texts share it decides)
+        ([fragment(0, 10, 12), fragment(2, 10, 12)], [0, 1]),
+    ],
+)
+def test_bytes_of_a_text_count_for_the_longest_copy_that_holds_them(
+    hits: list[Hit], kept: list[int]
+) -> None:
+    family = {0: 0, 2: 2}
+    found = outermost(hits, lambda h: family[h.segment])
+    assert sorted(found, key=hits.index) == [hits[i] for i in kept]
