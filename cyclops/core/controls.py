@@ -117,7 +117,7 @@ class Controller:
     def _tool_rules(self, view: CallView) -> Iterator[ControlFinding]:
         call = view.call
         for rule in self.controls.tools:
-            if rule.servers.matches(call.server) and rule.tools.matches_tool(call.tool):
+            if rule.servers.matches(call.server) and rule.tools.matches_name(call.tool):
                 yield ControlFinding(ControlKind.TOOL, rule.id, rule.action)
 
     def _limits(self, view: CallView) -> Iterator[ControlFinding]:

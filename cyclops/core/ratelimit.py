@@ -94,7 +94,7 @@ class Limiter:
     def _matching(self, capability: Capability) -> list[tuple[RateRule, deque[float]]]:
         matched = []
         for rule in self._rules:
-            if rule.servers.matches(capability.server) and rule.tools.matches_tool(capability.tool):
+            if rule.servers.matches(capability.server) and rule.tools.matches_name(capability.tool):
                 key = (rule.id, None if rule.per_session else capability)
                 matched.append((rule, self._windows[key]))
         return matched

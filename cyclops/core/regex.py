@@ -25,7 +25,7 @@ __all__ = [
     "RegexError",
     "SafeRegex",
     "normalize_path",
-    "tool_names",
+    "spellings",
 ]
 
 _OPTIONS = re2.Options()
@@ -167,10 +167,10 @@ class Glob:
     def matches(self, name: str) -> bool:
         return self._compiled.fullmatch(_utf8(name)) is not None
 
-    def matches_tool(self, tool: str) -> bool:
-        """Whether the glob matches a tool's name as written or in snake_case (tool globs are
-        written ``send_*``; servers name tools ``sendEmail`` or ``send-email`` too)."""
-        return any(self.matches(name) for name in tool_names(tool))
+    def matches_name(self, name: str) -> bool:
+        """Whether the glob matches a name (a tool's, an argument's) as written or in
+        snake_case (globs are written ``send_*``; servers write ``sendEmail``, ``send-email``)."""
+        return any(self.matches(spelling) for spelling in spellings(name))
 
 
 _CACHE_LIMIT = 4096
@@ -199,9 +199,9 @@ class GlobSet:
             self._cache[name] = found
         return found
 
-    def matches_tool(self, tool: str) -> bool:
-        """Like :meth:`Glob.matches_tool`."""
-        return any(self.matches(name) for name in tool_names(tool))
+    def matches_name(self, name: str) -> bool:
+        """Like :meth:`Glob.matches_name`."""
+        return any(self.matches(spelling) for spelling in spellings(name))
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
@@ -212,11 +212,11 @@ _NAME_SEPARATORS = re.compile(r"[-.\s]+")
 
 
 @lru_cache(maxsize=4096)
-def tool_names(tool: str) -> tuple[str, ...]:
-    """A tool's name as written, and in snake_case when that differs (``addCommentToIssue``
-    is also ``add_comment_to_issue``, ``notion-fetch`` also ``notion_fetch``)."""
-    snake = _NAME_SEPARATORS.sub("_", _CAMEL_HUMP.sub("_", tool)).lower()
-    return (tool,) if snake == tool.lower() else (tool, snake)
+def spellings(name: str) -> tuple[str, ...]:
+    """A name as written, and in snake_case when that differs (``addCommentToIssue`` is also
+    ``add_comment_to_issue``, ``notion-fetch`` also ``notion_fetch``, ``toEmail`` ``to_email``)."""
+    snake = _NAME_SEPARATORS.sub("_", _CAMEL_HUMP.sub("_", name)).lower()
+    return (name,) if snake == name.lower() else (name, snake)
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ class Labeller:
         if not new:
             return
         known |= new
-        found = {r.name for r in self._p.roles if any(r.signatures.matches_tool(t) for t in new)}
+        found = {r.name for r in self._p.roles if any(r.signatures.matches_name(t) for t in new)}
         learned = self._learned.get(server, frozenset())
         if found - learned:
             self._learned[server] = learned | found
@@ -81,7 +81,7 @@ class Labeller:
         labels: set[Label] = set()
         for role in self.roles_of(capability.server):
             for glob, role_labels in role.tools:
-                if glob.matches_tool(capability.tool):
+                if glob.matches_name(capability.tool):
                     labels |= role_labels
         return frozenset(labels)
 
@@ -89,7 +89,7 @@ class Labeller:
         labels: set[Label] = set()
         rule_ids: list[str] = []
         for rule in self._p.arguments:
-            if rule.tools.matches_tool(tool) and self._rule_matches(rule, args):
+            if rule.tools.matches_name(tool) and self._rule_matches(rule, args):
                 labels |= rule.labels
                 rule_ids.append(rule.id)
         hosts = self.egress_hosts(args)
@@ -127,7 +127,7 @@ class Labeller:
         """The hosts an argument points at: its URLs' (a value under a URL key may be a bare
         host), and those a command line under such a key sends to (``scp f user@host:``)."""
         egress = self._p.egress
-        in_url_key = egress.url_keys.matches(leaf.key)
+        in_url_key = egress.url_keys.matches_name(leaf.key)
         if not (in_url_key or _is_whole_url(leaf.value)):
             return []
         hosts = list(hosts_in(leaf.value, bare=in_url_key))
@@ -136,10 +136,10 @@ class Labeller:
         return hosts
 
     def is_url_key(self, key: str) -> bool:
-        return self._p.egress.url_keys.matches(key)
+        return self._p.egress.url_keys.matches_name(key)
 
     def is_destination(self, leaf: ArgLeaf) -> bool:
-        return self._p.egress.destination_keys.matches(leaf.key)
+        return self._p.egress.destination_keys.matches_name(leaf.key)
 
     def is_opaque_key(self, key: str) -> bool:
         return self._p.provenance.opaque_id_keys.matches(key)

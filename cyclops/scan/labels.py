@@ -164,7 +164,7 @@ def _role_matches(
             glob = next(g for g in role.servers.patterns if _glob_matches(g, server))
             found.append(RoleMatch(role.name, RoleReason.NAME, glob))
         else:
-            signature = next((t.name for t in tools if role.signatures.matches_tool(t.name)), None)
+            signature = next((t.name for t in tools if role.signatures.matches_name(t.name)), None)
             if signature is not None:
                 found.append(RoleMatch(role.name, RoleReason.SIGNATURE, signature))
     return tuple(found)
@@ -181,7 +181,7 @@ def _label(patterns: Patterns, labeller: Labeller, server: str, tool: ToolSpec) 
         RuleMatch(role.name, glob.pattern, tuple(sorted(role_labels)))
         for role in labeller.roles_of(server)
         for glob, role_labels in role.tools
-        if glob.matches_tool(tool.name)
+        if glob.matches_name(tool.name)
     )
     if rules:
         return ToolLabels(capability, labels, rules, ())
@@ -200,10 +200,10 @@ def _infer(patterns: Patterns, tool: ToolSpec) -> Iterator[InferredLabel]:
         yield InferredLabel(Label.EGRESS, why)
     path_rules = [r for r in patterns.arguments if Label.SENSITIVE in r.labels]
     for name in _argument_names(tool.input_schema, 0):
-        if patterns.egress.url_keys.matches(name):
+        if patterns.egress.url_keys.matches_name(name):
             for label in patterns.egress.url_labels:
                 yield InferredLabel(label, Inference.URL_ARGUMENT, name)
-        if any(r.tools.matches_tool(tool.name) and _path_key(r, name) for r in path_rules):
+        if any(r.tools.matches_name(tool.name) and _path_key(r, name) for r in path_rules):
             yield InferredLabel(Label.SENSITIVE, Inference.PATH_ARGUMENT, name)
     if hints.get("readOnlyHint") is not True and hints.get("destructiveHint") is not False:
         why = (

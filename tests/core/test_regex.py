@@ -9,7 +9,7 @@ from cyclops.core.regex import (
     RegexError,
     SafeRegex,
     normalize_path,
-    tool_names,
+    spellings,
 )
 
 
@@ -119,12 +119,12 @@ def test_spans_are_offsets_of_the_text_whether_it_is_ascii_or_not(
         ("getURLContents", ("getURLContents", "get_url_contents")),
     ],
 )
-def test_a_tool_name_is_also_read_in_snake_case(tool: str, names: tuple[str, ...]) -> None:
-    assert tool_names(tool) == names
+def test_a_name_is_also_read_in_snake_case(tool: str, names: tuple[str, ...]) -> None:
+    assert spellings(tool) == names
 
 
-def test_tool_globs_match_either_spelling_and_other_globs_only_the_name() -> None:
-    assert Glob("send_*").matches_tool("sendEmail")
-    assert GlobSet(("send_*",)).matches_tool("send-email")
+def test_name_globs_match_either_spelling_and_plain_globs_only_the_name() -> None:
+    assert Glob("send_*").matches_name("sendEmail")
+    assert GlobSet(("send_*",)).matches_name("send-email")
     assert not Glob("send_*").matches("sendEmail")
-    assert not Glob("send_*").matches_tool("resend")
+    assert not Glob("send_*").matches_name("resend")

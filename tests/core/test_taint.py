@@ -70,6 +70,8 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("linear", "get_issue", {"id": "ENG-1"}, {U, S}),
         ("linear", "create_comment", {"issueId": "ENG-1", "body": "x"}, {E}),
         ("gdrive", "search", {"query": "budget"}, {S}),
+        # argument names in camelCase match the snake_case key globs too
+        ("custom", "do", {"webhookUrl": "https://collector.example.net/x"}, {E, U}),
         # a SQL statement that writes rows puts data where others read it
         ("supabase", "execute_sql", {"query": "SELECT * FROM integration_tokens"}, {S, P}),
         ("supabase", "execute_sql", {"query": "insert into msgs (body) values ('x')"}, {S, P, E}),
@@ -183,3 +185,14 @@ def test_a_command_line_names_the_hosts_its_network_programs_reach(
     command: str, hosts: list[str]
 ) -> None:
     assert list(command_hosts(command, NETWORK)) == hosts
+
+
+@pytest.mark.parametrize(
+    ("key", "destination"),
+    [("to", True), ("toEmail", True), ("chatId", True), ("recipientEmail", True), ("body", False)],
+)
+def test_destination_keys_match_camel_case_argument_names(
+    patterns: Patterns, key: str, destination: bool
+) -> None:
+    (leaf,) = leaves({key: "x@y.example"})
+    assert Labeller(patterns).is_destination(leaf) is destination
