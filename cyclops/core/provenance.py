@@ -134,9 +134,8 @@ class Provenance:
         (``<token>.evil.example``) can carry sensitive content (a reply to the sender of a
         private mail does not leak the sender's address), and an argument under an opaque-id
         key (``threadId``) carries none. A page that named a parent domain of the host chose
-        it. The whole
-        value of a destination argument, and of any argument of a privileged call, is also looked
-        up as an identifier taken from untrusted content (``#633``).
+        it. The whole value of a destination argument, and of any argument of a privileged
+        call, is also looked up as an identifier taken from untrusted content (``#633``).
         """
         matches = []
         limits = SINK_LIMITS if shape.egress else DEFAULT_LIMITS

@@ -47,10 +47,12 @@ def to_tool_result(result: JSON, is_opaque_key: IsOpaqueKey = lambda _: False) -
 
 def _tool_result(pieces: Iterable[Piece], is_error: bool = False) -> ToolResult:
     # Servers often return the same text twice (a text block and structuredContent): once.
-    unique = list(dict.fromkeys(p for p in pieces if p[0]))
-    texts = tuple(text for text, _ in unique)
-    ids = tuple(ids for _, ids in unique) if any(ids for _, ids in unique) else ()
-    return ToolResult(texts, is_error, ids)
+    merged: dict[str, tuple[str, ...]] = {}
+    for text, ids in pieces:
+        if text:
+            merged[text] = tuple(dict.fromkeys((*merged.get(text, ()), *ids)))
+    per_text = tuple(merged.values()) if any(merged.values()) else ()
+    return ToolResult(tuple(merged), is_error, per_text)
 
 
 def _blocks(result: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
