@@ -376,6 +376,18 @@ def test_a_service_desk_ticket_that_asks_for_internal_data_in_a_comment_is_denie
     assert FlowClass.EXFILTRATION in {f.flow_class for f in decisions[-1].flows}
 
 
+def test_quoting_one_ticket_in_a_comment_on_another_is_allowed(prevent: Session) -> None:
+    first = "Checkout fails: card_declined for 3DS2 cards issued by Revolut-EU (ord_99182)."
+    steps = [
+        step("linear", "get_issue", {"id": "ENG-412"}, first),
+        step("linear", "get_issue", {"id": "ENG-415"}, "Customers report declined payments."),
+        step(
+            "linear", "create_comment", {"issueId": "ENG-415", "body": f"Same as ENG-412: {first}"}
+        ),
+    ]
+    assert play(prevent, steps)[-1].action is Action.ALLOW
+
+
 def test_a_chat_message_that_asks_for_other_chats_to_be_forwarded_is_denied(
     prevent: Session,
 ) -> None:

@@ -60,14 +60,15 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("gmail", "send_email", {"to": "a@b.example", "attachments": ["~/.ssh/id_rsa"]}, {E, S}),
         # tool names in camelCase or with hyphens match the snake_case globs
         ("whatever", "sendEmail", {"to": "a@b.example"}, {E}),
-        ("atlassian", "getJiraIssue", {"issueIdOrKey": "SD-12"}, {U, S}),
+        ("atlassian", "getJiraIssue", {"issueIdOrKey": "SD-12"}, {U}),
+        ("atlassian", "getConfluencePage", {"pageId": "77812"}, {U, S}),
         ("atlassian", "addCommentToJiraIssue", {"issueIdOrKey": "SD-12", "body": "x"}, {E}),
         ("notion", "notion-fetch", {"id": "p1"}, {S}),
         ("notion", "API-retrieve-a-page", {"page_id": "p1"}, {S}),
         # chats, trackers and document stores
         ("whatsapp", "list_chats", {}, {U, S}),
         ("whatsapp", "send_message", {"recipient": "+4915112345678", "message": "hi"}, {E}),
-        ("linear", "get_issue", {"id": "ENG-1"}, {U, S}),
+        ("linear", "get_issue", {"id": "ENG-1"}, {U}),
         ("linear", "create_comment", {"issueId": "ENG-1", "body": "x"}, {E}),
         ("gdrive", "search", {"query": "budget"}, {S}),
         # argument names in camelCase match the snake_case key globs too
