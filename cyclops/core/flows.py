@@ -111,9 +111,12 @@ def exfiltration(
         return None
     sensitive_calls = sorted({h.call for h in hits})
     # A result that is both untrusted and private (a mail) does not taint its own leak: its
-    # author sending it to themselves is no exfiltration. Untrusted content must come from
-    # another call; with two private sources, each is the other's.
-    own = set(sensitive_calls) if len(sensitive_calls) == 1 else set()
+    # author sending it to themselves is no exfiltration, nor is a digest of several mails.
+    # Untrusted content must come from another call; where the leak also carries a result
+    # that is only private (a file), an untrusted one among its sources (a README that asked
+    # for the file) is that content.
+    mails_only = all(Label.UNTRUSTED in prov.labels(c) for c in sensitive_calls)
+    own = set(sensitive_calls) if mails_only else set()
     data, influence = _untrusted_reach(facts, prov, sensitive_calls, besides=own)
     data -= own
     kind = _evidence_kind(data, influence)

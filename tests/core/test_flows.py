@@ -356,6 +356,19 @@ def test_the_secret_table_is_never_read_when_a_ticket_names_it(prevent: Session)
     assert [d.action for d in decisions] == [Action.ALLOW, Action.DENY, Action.DENY]
 
 
+def test_a_digest_of_two_private_mails_sent_where_the_user_said_is_allowed(
+    prevent: Session,
+) -> None:
+    first = "From: ana@partner.example\nThe Q3 forecast is 4.2M, margin 31%, see the deck."
+    second = "From: li@supplier.example\nShipment 88213 leaves Rotterdam on Friday, 14 pallets."
+    steps = [
+        step("gmail", "read_email", {"id": "m1"}, first),
+        step("gmail", "read_email", {"id": "m2"}, second),
+        step("gmail", "send_email", {"to": "me@work.example", "body": f"{first}\n\n{second}"}),
+    ]
+    assert play(prevent, steps)[-1].action is Action.ALLOW
+
+
 def test_a_service_desk_ticket_that_asks_for_internal_data_in_a_comment_is_denied(
     prevent: Session,
 ) -> None:
