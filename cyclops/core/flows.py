@@ -220,8 +220,13 @@ def excessive_agency(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> 
     return Finding(FlowClass.EXCESSIVE_AGENCY, severity, chain, evidence, 0, (route,))
 
 
-def self_contained(facts: CallFacts, prov: Provenance) -> Finding | None:
-    if not {Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS} <= facts.labels:
+def self_contained(
+    facts: CallFacts, prov: Provenance, tool_labels: frozenset[Label]
+) -> Finding | None:
+    """A tool that is untrusted, sensitive and egress by itself (a computer-use screen tool):
+    ``tool_labels`` are the tool's own, not what one call's arguments add (``ssh -i key
+    host`` reads a key and reaches a host, and is no route by itself)."""
+    if not {Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS} <= tool_labels:
         return None
     chain = (_link(prov, facts.index, Label.EGRESS),)
     route = Route(frozenset({facts.capability}), None, facts.capability)

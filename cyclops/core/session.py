@@ -280,7 +280,9 @@ class Session:
         if Label.PRIVILEGED in facts.labels:
             found.append(excessive_agency(facts, self._prov, policies[FlowClass.EXCESSIVE_AGENCY]))
         if facts.capability not in self._self_contained_seen:
-            route = self_contained(facts, self._prov)
+            route = self_contained(
+                facts, self._prov, self._labeller.static_labels(facts.capability)
+            )
             if route is not None:
                 self._self_contained_seen.add(facts.capability)
                 found.append(route)
