@@ -15,7 +15,6 @@ __all__ = [
     "command_hosts",
     "hosts_in",
     "leaves",
-    "named_hosts",
     "parent_domains",
     "registrable_domain",
     "subdomain",
@@ -119,11 +118,6 @@ def command_hosts(command: str, programs: frozenset[str]) -> Iterator[str]:
             remote = match["user"] or match["path"] is not None or _is_ip(host) or port_next
             if remote and not drive:
                 yield host
-
-
-def named_hosts(value: str, programs: frozenset[str]) -> set[str]:
-    """The hosts ``value`` sends to, lower-case: its URLs' and its command line's."""
-    return {h.lower() for h in (*hosts_in(value, bare=False), *command_hosts(value, programs))}
 
 
 def _is_ip(host: str) -> bool:

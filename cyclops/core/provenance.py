@@ -23,7 +23,7 @@ from itertools import islice
 
 import networkx as nx
 
-from .arguments import ArgLeaf, named_hosts, parent_domains, subdomain, url_host, url_payload
+from .arguments import ArgLeaf, parent_domains, subdomain, url_host, url_payload
 from .canon import clean, matchable
 from .continuation import Continuer
 from .distinctive import identifier, identifiers, locators
@@ -64,6 +64,8 @@ class CallShape:
     """Whole values matter as identifiers from untrusted content."""
     scan: SecretScanner | None = None
     """The secret rules to run, if any."""
+    hosts: Mapping[ArgPath, Collection[str]] = field(default_factory=dict)
+    """Per argument, the hosts it points at (a URL's, a command line's): where the call goes."""
 
 
 @dataclass
@@ -151,7 +153,7 @@ class Provenance:
                 # not data (a mail that names where to post): only other results can leak here.
                 steering = match.addressed_by
                 match.sensitive_hits = [h for h in match.sensitive_hits if h.call not in steering]
-            hosts = named_hosts(leaf.value, self._p.egress.network_commands) if shape.egress else ()
+            hosts = shape.hosts.get(leaf.path, ()) if shape.egress else ()
             if hosts and match.sensitive_hits:
                 # Going to a host a private text names is no leak of it (a secret sent as a
                 # subdomain is no host the private text names).

@@ -158,6 +158,7 @@ class Session:
             egress=egress,
             privileged=Label.PRIVILEGED in labels,
             scan=self._labeller.secrets if egress else None,
+            hosts=arg_labels.hosts,
         )
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.

@@ -16,14 +16,14 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .arguments import ArgLeaf, command_hosts, hosts_in
 from .patterns import ArgumentRule, Patterns, Role
 from .regex import RegexError, SafeRegex, normalize_path
 from .secretscan import SecretScanner
-from .types import Capability, Label
+from .types import ArgPath, Capability, Label
 
 __all__ = ["ArgumentLabels", "Labeller"]
 
@@ -35,6 +35,8 @@ class ArgumentLabels:
     """Argument rules that matched (``egress-url`` for the URL rule)."""
     egress_hosts: tuple[str, ...]
     """Hosts outside the allowlist that the arguments point at, in order of appearance."""
+    hosts: Mapping[ArgPath, tuple[str, ...]] = field(default_factory=dict)
+    """Per argument, every host it points at, lower-case (the allowlist not applied)."""
 
 
 class Labeller:
@@ -92,11 +94,14 @@ class Labeller:
             if rule.tools.matches_name(tool) and self._rule_matches(rule, args):
                 labels |= rule.labels
                 rule_ids.append(rule.id)
-        hosts = self.egress_hosts(args)
-        if hosts:
+        hosts = {leaf.path: found for leaf in args if (found := self.hosts_of(leaf))}
+        allowed = self._p.egress.allow_hosts
+        outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
+        outside = tuple(h for h in outside if not allowed.matches(h))
+        if outside:
             labels |= self._p.egress.url_labels
             rule_ids.append("egress-url")
-        return ArgumentLabels(frozenset(labels), tuple(rule_ids), hosts)
+        return ArgumentLabels(frozenset(labels), tuple(rule_ids), outside, hosts)
 
     def _rule_matches(self, rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
         for leaf in args:
@@ -114,26 +119,17 @@ class Labeller:
                     return True
         return False
 
-    def egress_hosts(self, args: Sequence[ArgLeaf]) -> tuple[str, ...]:
-        egress = self._p.egress
-        hosts: dict[str, None] = {}
-        for leaf in args:
-            for host in self.hosts_of(leaf):
-                if not egress.allow_hosts.matches(host):
-                    hosts[host] = None
-        return tuple(hosts)
-
-    def hosts_of(self, leaf: ArgLeaf) -> list[str]:
-        """The hosts an argument points at: its URLs' (a value under a URL key may be a bare
-        host), and those a command line under such a key sends to (``scp f user@host:``)."""
+    def hosts_of(self, leaf: ArgLeaf) -> tuple[str, ...]:
+        """The hosts an argument points at, lower-case: its URLs' (a value under a URL key may
+        be a bare host), and those a command line under such a key sends to (``scp f u@h:``)."""
         egress = self._p.egress
         in_url_key = egress.url_keys.matches_name(leaf.key)
         if not (in_url_key or _is_whole_url(leaf.value)):
-            return []
+            return ()
         hosts = list(hosts_in(leaf.value, bare=in_url_key))
         if in_url_key and egress.network_commands:
             hosts += command_hosts(leaf.value, egress.network_commands)
-        return hosts
+        return tuple(dict.fromkeys(h.lower() for h in hosts))
 
     def is_url_key(self, key: str) -> bool:
         return self._p.egress.url_keys.matches_name(key)
