@@ -41,14 +41,15 @@ class Continuer:
 
     def __init__(self, query: str, min_length: int) -> None:
         self._query = query
-        self._min = min_length if len(query) <= MAX_TEXT else 0
+        self._searched = len(query) <= MAX_TEXT
+        self._min = min_length if self._searched else 0
         self._used = bytearray(len(query) + 1)
         """1 where a piece or a hit already took the query's character."""
 
     def claim(self, copied: str) -> None:
         """Take the query's first free copy of ``copied`` (what a hit found): no continuation
         is read out of it again."""
-        if self._min <= 0 or not copied:
+        if not self._searched or not copied:
             return
         at = self._query.find(copied)
         while at >= 0 and self._used[at]:
@@ -80,8 +81,9 @@ class Continuer:
 
     def whole(self, source: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
         """The ``spans`` of ``source`` (values kept whole, such as ids) that the query holds
-        whole, between token boundaries, where no piece or hit took it yet; they are taken."""
-        if self._min <= 0:
+        whole, between token boundaries, where no piece or hit took it yet; they are taken.
+        (Whether ids count at all is ``min_id_length``'s business, not ``min_length``'s.)"""
+        if not self._searched:
             return []
         found = []
         for start, end in spans:

@@ -128,3 +128,9 @@ def test_ids_shorter_than_the_minimum_do_not_count(detect: Session) -> None:
 def test_a_minimum_of_zero_turns_counting_ids_off(patterns: Patterns) -> None:
     session = Session(replace(patterns, leak=replace(patterns.leak, min_id_length=0)), Mode.DETECT)
     assert play(session, attack(SENT))[-1].leaked_bytes == TRUTH - len("cust_25412")
+
+
+def test_turning_continuations_off_leaves_ids_counted(patterns: Patterns) -> None:
+    leak = replace(patterns.leak, min_continuation=0)
+    session = Session(replace(patterns, leak=leak), Mode.DETECT)
+    assert play(session, attack(SENT))[-1].leaked_bytes == TRUTH
