@@ -39,13 +39,10 @@ _CODES = re.compile(rf"(?<!\d)(?:{_CODE}[,; ]\s?){{7,}}{_CODE}(?!\d)")
 _CODE_SPLIT = re.compile(r"[,; ]\s?")
 
 
-def _reversed(text: str) -> Iterator[str]:
+def _turned(text: str) -> Iterator[str]:
+    """Reversed and in ROT13, if ``text`` holds a key-like token."""
     if _has_key_like_token(text):
         yield text[::-1]
-
-
-def _rot13(text: str) -> Iterator[str]:
-    if _has_key_like_token(text):
         yield text.translate(_ROT13)
 
 
@@ -78,8 +75,7 @@ def _characters(run: re.Match[str]) -> str:
 
 
 DISGUISES: tuple[Callable[[str], Iterator[str]], ...] = (
-    _reversed,
-    _rot13,
+    _turned,
     _spaced,
     _short_lines,
     _codes,

@@ -118,9 +118,13 @@ def _strings(value: JSON, is_opaque_key: IsOpaqueKey, depth: int, ids: list[str]
     elif isinstance(value, Mapping):
         for key, item in value.items():
             if is_opaque_key(str(key)):
-                ids.extend(_strings(item, lambda _: False, depth + 1, ids))
+                ids.extend(_strings(item, _no_key, depth + 1, ids))  # all of it is the id
             else:
                 yield from _strings(item, is_opaque_key, depth + 1, ids)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _strings(item, is_opaque_key, depth + 1, ids)
+
+
+def _no_key(_: str) -> bool:
+    return False
