@@ -21,20 +21,30 @@ by that content: the flow is *steered*, and its severity is critical.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .chokepoint import Route
 from .fingerprints import Hit
 from .patterns import FlowPolicy
 from .provenance import ArgumentMatch, Provenance
-from .types import Capability, ChainLink, Evidence, EvidenceKind, FlowClass, Label, Severity
+from .types import (
+    Action,
+    Capability,
+    ChainLink,
+    Evidence,
+    EvidenceKind,
+    FlowClass,
+    Label,
+    Severity,
+)
 
 __all__ = [
     "CallFacts",
     "Finding",
     "excessive_agency",
     "exfiltration",
+    "findings",
     "secret_egress",
     "self_contained",
     "sent_by_reference",
@@ -232,3 +242,33 @@ def self_contained(
     route = Route(frozenset({facts.capability}), None, facts.capability)
     evidence = Evidence(untrusted=EvidenceKind.NONE)
     return Finding(FlowClass.SELF_CONTAINED_ROUTE, Severity.MEDIUM, chain, evidence, 0, (route,))
+
+
+def findings(
+    facts: CallFacts,
+    prov: Provenance,
+    *,
+    hits: frozenset[Hit],
+    leaked: int,
+    policies: Mapping[FlowClass, FlowPolicy],
+    tool_labels: frozenset[Label],
+    routes_seen: set[Capability],
+) -> list[Finding]:
+    """The flows the call makes, by the rules that apply to its labels: exfiltration (of the
+    significant ``hits``, ``leaked`` bytes, or by reference), else secret egress, for a sink;
+    excessive agency for a privileged call; a self-contained route once per tool (noted in
+    ``routes_seen``). Rules whose policy is to allow are left out."""
+    found: list[Finding | None] = []
+    if Label.EGRESS in facts.labels:
+        exfil = exfiltration(facts, prov, hits, leaked, policies[FlowClass.EXFILTRATION])
+        exfil = exfil or sent_by_reference(facts, prov)
+        secret = policies[FlowClass.SECRET_EGRESS]
+        found.append(exfil if exfil else secret_egress(facts, prov, secret))
+    if Label.PRIVILEGED in facts.labels:
+        found.append(excessive_agency(facts, prov, policies[FlowClass.EXCESSIVE_AGENCY]))
+    if facts.capability not in routes_seen:
+        route = self_contained(facts, prov, tool_labels)
+        if route is not None:
+            routes_seen.add(facts.capability)
+            found.append(route)
+    return [f for f in found if f and policies[f.flow_class].action is not Action.ALLOW]

@@ -265,12 +265,8 @@ def _argument_rule(rule: TableReader) -> ArgumentRule:
         value_regexes=_regexes(rule, "value_regexes"),
     )
     if not parsed.path_globs and not parsed.value_regexes:
-        rule.fail(
-            "path_globs",
-            [],
-            "an argument rule needs path globs or value regexes",
-            "list some path globs (or value_regexes)",
-        )
+        why = "an argument rule needs path globs or value regexes"
+        rule.fail("path_globs", [], why, "list some path globs (or value_regexes)")
     rule.finish()
     return parsed
 

@@ -29,15 +29,7 @@ from .chokepoint import Route, choke_point
 from .controls import CallView, Controller
 from .destinations import destination_name
 from .fingerprints import Hit
-from .flows import (
-    CallFacts,
-    Finding,
-    excessive_agency,
-    exfiltration,
-    secret_egress,
-    self_contained,
-    sent_by_reference,
-)
+from .flows import CallFacts, Finding, findings
 from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .patterns import Patterns
 from .provenance import CallShape, Provenance
@@ -271,23 +263,15 @@ class Session:
     # -- deciding -------------------------------------------------------------------------------
 
     def _findings(self, facts: CallFacts, hits: frozenset[Hit], leaked: int) -> list[Finding]:
-        policies = self.patterns.flows
-        found: list[Finding | None] = []
-        if Label.EGRESS in facts.labels:
-            exfil = exfiltration(facts, self._prov, hits, leaked, policies[FlowClass.EXFILTRATION])
-            exfil = exfil or sent_by_reference(facts, self._prov)
-            secret = policies[FlowClass.SECRET_EGRESS]
-            found.append(exfil if exfil else secret_egress(facts, self._prov, secret))
-        if Label.PRIVILEGED in facts.labels:
-            found.append(excessive_agency(facts, self._prov, policies[FlowClass.EXCESSIVE_AGENCY]))
-        if facts.capability not in self._self_contained_seen:
-            route = self_contained(
-                facts, self._prov, self._labeller.static_labels(facts.capability)
-            )
-            if route is not None:
-                self._self_contained_seen.add(facts.capability)
-                found.append(route)
-        return [f for f in found if f and policies[f.flow_class].action is not Action.ALLOW]
+        return findings(
+            facts,
+            self._prov,
+            hits=hits,
+            leaked=leaked,
+            policies=self.patterns.flows,
+            tool_labels=self._labeller.static_labels(facts.capability),
+            routes_seen=self._self_contained_seen,
+        )
 
     def _flows_of(self, draft: _Draft, action: Action, *, record: bool) -> tuple[Flow, ...]:
         if not draft.findings:
