@@ -15,11 +15,11 @@ Rules of the index:
    copy; a copy shorter than ``min_fragment`` counts only inside a secret-like (high-entropy)
    token, where it is a piece of a secret, not a coincidence.
 5. Private prose is fingerprinted as winnowed word shingles that hold uncommon words (any copy
-   of ``shingle_words + shingle_window - 1`` words shares one; which are kept is decided by
-   unsalted word digests, the same in every process); short high-value values (codes, IBANs,
-   card numbers) and untrusted locators and identifiers (hosts, e-mail addresses, handles,
-   ``#633``, branch names) are indexed whole. Untrusted text is indexed by these alone: they
-   are what it steers with.
+   of ``shingle_words + shingle_window - 1`` words that holds one shares a kept one; which are
+   kept is decided by unsalted word digests, the same in every process); short high-value
+   values (codes, IBANs, card numbers) and untrusted locators and identifiers (hosts, e-mail
+   addresses, handles, ``#633``, branch names) are indexed whole. Untrusted text is indexed
+   by these alone: they are what it steers with.
 6. A fingerprint found in more than ``max_sources_per_fingerprint`` results is boilerplate and
    is dropped for good.
 7. Looking text up costs time proportional to the text, never to the number of results indexed.

@@ -4,8 +4,12 @@ Rules:
 
 1. A shingle is ``shingle_words`` consecutive prose words; only those holding at least
    ``min_uncommon_words`` uncommon words are fingerprinted (common prose links nothing).
-2. Of those, the minimum key of every ``shingle_window`` consecutive ones is kept (winnowing):
-   any copy of ``shingle_words + shingle_window - 1`` words shares a kept fingerprint.
+2. Of the fingerprinted shingles among every ``shingle_window`` consecutive shingles, the one
+   with the least key is kept (winnowing by position): any copy of
+   ``shingle_words + shingle_window - 1`` words that holds a fingerprinted shingle shares a kept
+   one. Windows are counted in shingles of the text, fingerprinted or not, so that a short
+   message among common prose (a chat line, a mail's body between headers) keeps a fingerprint
+   of its own.
 3. A key is the hash of the tuple of the shingle's word codes (unsalted digests): unlike the
    hash of a str it is the same in every process of a Python build, so a replay keeps the same
    shingles, and decides as the live session did.
@@ -13,8 +17,9 @@ Rules:
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress, count, repeat
 from operator import ge, sub
 
 from .distinctive import prose_words, prose_words_at
@@ -22,6 +27,8 @@ from .patterns import ProvenanceSettings
 from .text import WORD, is_uncommon, word_code
 
 __all__ = ["private_shingles", "shingle_keys", "shingle_span"]
+
+_NO_KEY = 1 << 64  # above every hash: a position without a fingerprinted shingle
 
 
 def private_shingles(text: str, settings: ProvenanceSettings) -> tuple[list[int], list[int]]:
@@ -35,7 +42,7 @@ def private_shingles(text: str, settings: ProvenanceSettings) -> tuple[list[int]
     chosen = list(map(ge, map(sub, totals[n:], totals[:-n]), repeat(wanted)))
     keys = list(map(hash, compress(_shingles_of(words, n), chosen)))
     where = list(compress(starts, chosen))
-    kept = _winnow(keys, settings.shingle_window)
+    kept = _winnow(keys, list(compress(count(), chosen)), len(chosen), settings.shingle_window)
     return list(map(keys.__getitem__, kept)), list(map(where.__getitem__, kept))
 
 
@@ -51,20 +58,27 @@ def _shingles_of(words: list[str], n: int) -> Iterator[tuple[int, ...]]:
     return zip(*[codes[i:] for i in range(n)], strict=False)
 
 
-def _winnow(hashes: list[int], window: int) -> list[int]:
-    """The offsets of the minimum of every window of ``window`` consecutive hashes, in order.
+def _winnow(keys: list[int], positions: list[int], total: int, window: int) -> list[int]:
+    """The indices into ``keys`` (at ``positions`` among ``total`` shingles) of the least key
+    of every window of ``window`` consecutive positions that holds one, in order.
 
-    Any run of ``window`` consecutive keys keeps at least one, so a copy spanning that many
-    shingles always shares one. The sliding minimum is taken with ``map(min, ...)`` over
-    shifted lists so that the work stays in C.
+    Any run of ``window`` positions that holds a key keeps one of its keys, so a copy spanning
+    that many shingles always shares one. The sliding minimum is taken with ``map(min, ...)``
+    over shifted lists, with positions without a key above every key, so that the work stays
+    in C.
     """
+    if not keys:
+        return []
     if window <= 1:
-        return list(range(len(hashes)))
-    if len(hashes) <= window:
-        return [hashes.index(min(hashes))] if hashes else []
-    mins = map(min, *[hashes[i:] for i in range(window)])
-    where = dict(zip(hashes, range(len(hashes)), strict=True))  # a repeated hash: its last offset
-    return sorted(map(where.__getitem__, set(mins)))
+        return list(range(len(keys)))
+    if total <= window:
+        return [keys.index(min(keys))]
+    spread = [_NO_KEY] * total
+    deque(map(spread.__setitem__, positions, keys), maxlen=0)
+    mins = set(map(min, *[spread[i:] for i in range(window)]))
+    mins.discard(_NO_KEY)
+    where = dict(zip(keys, range(len(keys)), strict=True))  # a repeated key: its last index
+    return sorted(map(where.__getitem__, mins))
 
 
 def shingle_span(text: str, start: int, n: int) -> tuple[int, int]:
