@@ -124,9 +124,10 @@ def exfiltration(
     # author sending it to themselves is no exfiltration, nor is a digest of several mails.
     # Untrusted content must come from another call; where the leak also carries a result
     # that is only private (a file), an untrusted one among its sources (a README that asked
-    # for the file) is that content.
+    # for the file) is that content. A result that addressed the agent (an inbox listing that
+    # holds an injected mail beside the one with the code) is untrusted content itself.
     mails_only = all(Label.UNTRUSTED in prov.labels(c) for c in sensitive_calls)
-    own = set(sensitive_calls) if mails_only else set()
+    own = {c for c in sensitive_calls if not prov.instructed(c)} if mails_only else set()
     data, influence = _untrusted_reach(facts, prov, sensitive_calls, besides=own)
     data -= own
     kind = _evidence_kind(data, influence)

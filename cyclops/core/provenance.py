@@ -114,15 +114,19 @@ class Provenance:
             self.graph.remove_node(self._order.popleft())
             self.evicted_calls += 1
 
-    def set_labels(self, index: int, labels: frozenset[Label]) -> None:
+    def set_labels(self, index: int, labels: frozenset[Label], *, instructed: bool = False) -> None:
+        """``instructed``: the call's result addressed the agent (an untrusted marker)."""
         if index in self.graph:
-            self.graph.nodes[index]["labels"] = labels
+            self.graph.nodes[index].update(labels=labels, instructed=instructed)
 
     def labels(self, index: int) -> frozenset[Label]:
         if index not in self.graph:
             return frozenset()
         labels: frozenset[Label] = self.graph.nodes[index]["labels"]
         return labels
+
+    def instructed(self, index: int) -> bool:
+        return index in self.graph and bool(self.graph.nodes[index].get("instructed"))
 
     def capability(self, index: int) -> Capability | None:
         return self.graph.nodes[index]["capability"] if index in self.graph else None

@@ -232,7 +232,11 @@ class Session:
         result_labels = self._labeller.result_labels(call_labels, result.texts)
         for label in result_labels - call_labels:
             self._by_label[label] += 1
-        self._prov.set_labels(index, call_labels | result_labels)
+        # Whether a private result that anyone may write to addressed the agent (flows.py).
+        instructed = {Label.UNTRUSTED, Label.SENSITIVE} <= result_labels and (
+            self._labeller.carries_instructions(result.texts)
+        )
+        self._prov.set_labels(index, call_labels | result_labels, instructed=instructed)
         self._prov.add_result(index, result_labels, result.texts, result.ids)
 
     def observe_json(self, index: int, result: JSON) -> None:

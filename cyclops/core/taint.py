@@ -152,6 +152,10 @@ class Labeller:
                 labels.add(Label.SENSITIVE)
         return frozenset(labels)
 
+    def carries_instructions(self, texts: Iterable[str]) -> bool:
+        """Whether a result's text matches an untrusted marker: it addresses the agent."""
+        return any(m.search(text) for text in texts for m in self._markers)
+
     @property
     def secrets(self) -> SecretScanner:
         return self._secrets
