@@ -71,6 +71,25 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("linear", "get_issue", {"id": "ENG-1"}, {U}),
         ("linear", "create_comment", {"issueId": "ENG-1", "body": "x"}, {E}),
         ("gdrive", "search", {"query": "budget"}, {S}),
+        ("sentry", "get_sentry_issue", {"issue_id_or_url": "PROJ-1"}, {U}),
+        # calendars, CRMs, secret stores, public feeds, clusters
+        ("google-calendar", "list_events", {"calendarId": "primary"}, {U, S}),
+        ("google-calendar", "create_event", {"summary": "sync", "attendees": ["a@b.example"]}, {E}),
+        ("gcal", "search_calendar_events", {"query": "intro"}, {U, S}),
+        ("hubspot", "hubspot_get_contacts", {"limit": 10}, {S}),
+        ("intercom", "list_conversations", {}, {U, S}),
+        ("vault", "read_secret", {"path": "secret/data/app"}, {S}),
+        ("1password", "item_get", {"item": "prod db"}, {S}),
+        ("reddit", "get_post_comments", {"post_id": "abc"}, {U}),
+        ("reddit", "add_comment", {"post_id": "abc", "text": "x"}, {U, E}),
+        ("youtube", "get_transcript", {"video_id": "abc"}, {U}),
+        ("kubernetes", "kubectl_get", {"resourceType": "secrets"}, {S}),
+        ("kubernetes", "kubectl_apply", {"manifest": "kind: Pod"}, {P}),
+        ("contacts", "search_contacts", {"query": "bob"}, {S}),
+        # forwarding or sharing by id reads what it sends; page getters on any server
+        ("gmail", "forward_email", {"email_id": "26", "to": "a@b.example"}, {S, E}),
+        ("workspace", "share_file", {"file_id": "13", "email": "a@b.example"}, {S, E}),
+        ("workspace", "get_webpage", {"url": "www.example.net"}, {U, E}),
         # argument names in camelCase match the snake_case key globs too
         ("custom", "do", {"webhookUrl": "https://collector.example.net/x"}, {E, U}),
         # a SQL statement that writes rows puts data where others read it
