@@ -1,6 +1,7 @@
-"""Disguises an agent can be told to put on a secret that are no encoding: the text reversed,
-ROT13, its characters spaced out (``t o k _ 9``, ``t-o-k``), cut into short lines, or written
-as character codes (``116,111,107``).
+"""Disguises an agent can be told to put on a secret that the unmasking layers do not read: the
+text reversed, ROT13, its characters spaced out (``t o k _ 9``, ``t-o-k``), cut into short
+lines, written as character codes (``116,111,107``), octal escapes (``\\164\\157``) or binary
+octets (``01110100 01101111``), or encoded in Base85 or Ascii85.
 
 Rules:
 
@@ -11,11 +12,13 @@ Rules:
    short message, and each disguise is one more form to look up.
 3. Each yields nothing where its pattern is absent: a value with no run of spaced characters
    gets no spaced-out reading, and one without a key-like token (12 or more characters of a
-   key's alphabet, letters and digits) is not read reversed or in ROT13.
+   key's alphabet, letters and digits) is not read reversed or in ROT13. A run read as Base85
+   or Ascii85 must decode to printable text (most runs of symbols decode to noise).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable, Iterator
 
@@ -37,6 +40,13 @@ _SHORT_LINES = re.compile(r"(?<!\S)\S{1,16}(?:\r?\n\S{1,16}){2,}(?![^\r\n])")
 _CODE = r"(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])"
 _CODES = re.compile(rf"(?<!\d)(?:{_CODE}[,; ]\s?){{7,}}{_CODE}(?!\d)")
 _CODE_SPLIT = re.compile(r"[,; ]\s?")
+# Eight or more octal escapes (``\164``), or binary octets of printable ASCII (``01110100``).
+_OCTALS = re.compile(r"(?:\\[0-3][0-7]{2}){8,}")
+_OCTETS = re.compile(r"(?<![01])0[01]{7}(?:[ ,]?0[01]{7}){7,}(?![01])")
+# A run of 15 or more printable characters (the Base85 and Ascii85 alphabets together) with a
+# symbol in it (text encoded so has symbols; letters and digits alone are base64's business).
+_BASE85_RUN = re.compile(r"[!-~]{15,}")
+_SYMBOL = re.compile(r"[!-/:-@\[-`{-~]")
 
 
 def _turned(text: str) -> Iterator[str]:
@@ -74,11 +84,63 @@ def _characters(run: re.Match[str]) -> str:
     return "".join(chr(int(code)) for code in _CODE_SPLIT.split(run.group()))
 
 
+def _octal_and_binary(text: str) -> Iterator[str]:
+    if "\\" in text and _OCTALS.search(text):
+        yield _OCTALS.sub(lambda run: _from_codes(run.group().split("\\")[1:], 8), text)
+    if _OCTETS.search(text):
+        yield _OCTETS.sub(lambda run: _from_codes(re.findall("[01]{8}", run.group()), 2), text)
+
+
+def _from_codes(codes: list[str], base: int) -> str:
+    return "".join(chr(int(code, base)) for code in codes)
+
+
+def _base85(text: str) -> Iterator[str]:
+    """``text`` with each run that decodes as Base85 or Ascii85 to printable text decoded."""
+    replaced = _BASE85_RUN.sub(_decoded_run, text)
+    if replaced != text:
+        yield replaced
+
+
+def _decoded_run(run: re.Match[str]) -> str:
+    found = run.group()
+    if not _SYMBOL.search(found):
+        return found
+    plain = _b85(found)
+    if plain is None:
+        plain = _a85(found)
+    return found if plain is None else plain
+
+
+def _b85(run: str) -> str | None:
+    try:
+        return _printable(base64.b85decode(run))
+    except ValueError:  # binascii.Error is one
+        return None
+
+
+def _a85(run: str) -> str | None:
+    try:
+        return _printable(base64.a85decode(run, adobe=run.startswith("<~") and run.endswith("~>")))
+    except ValueError:
+        return None
+
+
+def _printable(data: bytes) -> str | None:
+    try:
+        plain = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return plain if plain.isprintable() and plain.strip() else None
+
+
 DISGUISES: tuple[Callable[[str], Iterator[str]], ...] = (
     _turned,
     _spaced,
     _short_lines,
     _codes,
+    _octal_and_binary,
+    _base85,
 )
 
 

@@ -65,6 +65,10 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "a dot after each character": lambda s: "".join(c + "." for c in s),
     "lines of four": lambda s: "\n".join(s[i : i + 4] for i in range(0, len(s), 4)),
     "character codes": lambda s: ", ".join(str(ord(c)) for c in s),
+    "octal escapes": lambda s: "".join(f"\\{ord(c):03o}" for c in s),
+    "binary octets": lambda s: " ".join(f"{ord(c):08b}" for c in s),
+    "base85": lambda s: base64.b85encode(s.encode()).decode(),
+    "ascii85 framed": lambda s: base64.a85encode(s.encode(), adobe=True).decode(),
     "base64 of reversed": lambda s: _b64(s[::-1]),
 }
 
