@@ -145,11 +145,14 @@ class FingerprintIndex:
         *,
         family: int | None = None,
         ids: Iterable[str] = (),
+        secrets: Iterable[str] = (),
     ) -> int:
         """Index canonical ``text`` from call ``call``; ``high_value`` are its normalised values.
 
         ``family`` is the id of the segment ``text`` is a decoded form of; ``ids`` (canonical)
-        are kept after a private text, not indexed (see :attr:`Segment.ids`). Returns the new id.
+        are kept after a private text, not indexed (see :attr:`Segment.ids`); ``secrets``
+        (canonical) are values secret rules matched: secret-like wherever they are in ``text``,
+        whatever their characters (``glpat-`` and twenty letters). Returns the new id.
         """
         sensitive = Label.SENSITIVE in labels
         seg_id = self._next_id
@@ -159,7 +162,7 @@ class FingerprintIndex:
             segment = Segment(seg_id, call, labels, "", secretish=[], family=family_id)
         else:
             # Only private text is kept: it is what copies are verified and measured against.
-            facts = self._token_facts.of(text)
+            facts = self._token_facts.of(text, secrets)
             kept, spans = _with_ids(text, ids)
             segment = Segment(seg_id, call, labels, kept, facts.secret_parts, family_id, spans)
             grams = self._post_all(

@@ -23,40 +23,17 @@ Rules:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from .fingerprints import Hit, HitKind
 from .patterns import LeakSettings
-from .text import countable_chars
+from .text import IntervalSet
 
-__all__ = ["IntervalSet", "Leak", "LeakLedger", "Source", "outermost", "significant_hits"]
+__all__ = ["Leak", "LeakLedger", "Source", "outermost", "significant_hits"]
 
 Source = tuple[str, int]
 """A sensitive segment's canonical text and the family (original result piece) it belongs to."""
-
-
-class IntervalSet:
-    """A union of half-open integer intervals."""
-
-    def __init__(self, spans: Iterable[tuple[int, int]] = ()) -> None:
-        merged: list[tuple[int, int]] = []
-        for start, end in sorted(s for s in spans if s[1] > s[0]):
-            if merged and start <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        self._spans = merged
-
-    def __iter__(self) -> Iterator[tuple[int, int]]:
-        return iter(self._spans)
-
-    def union(self, other: Iterable[tuple[int, int]]) -> IntervalSet:
-        return IntervalSet([*self._spans, *other])
-
-    def count(self, text: str) -> int:
-        """Countable characters of ``text`` inside the intervals."""
-        return sum(countable_chars(text[a:b]) for a, b in self._spans)
 
 
 @dataclass(frozen=True)

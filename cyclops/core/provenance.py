@@ -349,9 +349,11 @@ class Provenance:
         labels: frozenset[Label],
         texts: Sequence[str],
         ids: Sequence[Sequence[str]] = (),
+        secrets: Sequence[Sequence[str]] = (),
     ) -> None:
         """Index a result's text under ``labels`` (only untrusted/sensitive content is kept);
-        ``ids``: per text, the values under opaque-id keys it held (kept, not indexed)."""
+        per text, ``ids``: the values under opaque-id keys it held (kept, not indexed);
+        ``secrets``: the values secret rules matched in it."""
         if Label.UNTRUSTED in labels:
             capability = self.capability(index)
             if capability is not None:
@@ -370,6 +372,7 @@ class Provenance:
             piece = text[:budget]
             budget -= len(piece)
             kept_ids = self._ids_to_keep(ids[i] if i < len(ids) and sensitive else ())
+            found = [matchable(clean(value)) for value in (secrets[i] if i < len(secrets) else ())]
             family: int | None = None
             seen: set[str] = set()
             for form in self._forms_to_index(piece, labels):
@@ -381,7 +384,7 @@ class Provenance:
                 values = [hv.value for hv in high_values(rules, cleaned)] if sensitive else []
                 text_form = matchable(cleaned)
                 seg_id = self.index.add(
-                    index, labels, text_form, values, family=family, ids=kept_ids
+                    index, labels, text_form, values, family=family, ids=kept_ids, secrets=found
                 )
                 family = seg_id if family is None else family
                 if not sensitive and len(public) < 8:

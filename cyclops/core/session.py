@@ -237,7 +237,10 @@ class Session:
             self._labeller.carries_instructions(result.texts)
         )
         self._prov.set_labels(index, call_labels | result_labels, instructed=instructed)
-        self._prov.add_result(index, result_labels, result.texts, result.ids)
+        secrets = (
+            self._labeller.secret_values(result.texts) if Label.SENSITIVE in result_labels else ()
+        )
+        self._prov.add_result(index, result_labels, result.texts, result.ids, secrets)
 
     def observe_json(self, index: int, result: JSON) -> None:
         """:meth:`observe` for a result as MCP JSON (or a plain string)."""

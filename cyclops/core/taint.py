@@ -152,6 +152,10 @@ class Labeller:
                 labels.add(Label.SENSITIVE)
         return frozenset(labels)
 
+    def secret_values(self, texts: Iterable[str]) -> list[list[str]]:
+        """Per text, the values secret rules match in it (see ``TokenFacts.of``)."""
+        return [[f.secret for f in self._secrets.scan(text)] for text in texts]
+
     def carries_instructions(self, texts: Iterable[str]) -> bool:
         """Whether a result's text matches an untrusted marker: it addresses the agent."""
         return any(m.search(text) for text in texts for m in self._markers)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from hashlib import blake2b
 
@@ -12,6 +13,7 @@ from .commonwords import COMMON_WORDS
 
 __all__ = [
     "WORD",
+    "IntervalSet",
     "countable_chars",
     "entropy",
     "is_common",
@@ -116,3 +118,26 @@ def countable_chars(text: str) -> int:
         for token in text.split()
         if any(not is_common(word.casefold()) for word in WORD.findall(token))
     )
+
+
+class IntervalSet:
+    """A union of half-open integer intervals."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]] = ()) -> None:
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(s for s in spans if s[1] > s[0]):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        self._spans = merged
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self._spans)
+
+    def union(self, other: Iterable[tuple[int, int]]) -> IntervalSet:
+        return IntervalSet([*self._spans, *other])
+
+    def count(self, text: str) -> int:
+        """Countable characters of ``text`` inside the intervals."""
+        return sum(countable_chars(text[a:b]) for a, b in self._spans)

@@ -6,17 +6,20 @@ and the k-grams it is fingerprinted with. Tokens recur — an identifier through
 a key in every row of a JSON result, a host in every line of a config — so the facts are kept
 by token, and a text costs its tokenising plus the work for the tokens not seen before. The
 memo changes no result: the facts of a token are the same whether worked out now or earlier.
+What secret rules matched in a text is a fact of the text, added after the tokens' (see
+:meth:`TokenFacts.of`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, not_
 
 from .distinctive import are_distinctive, secret_like
 from .patterns import ProvenanceSettings
-from .text import tokens
+from .text import IntervalSet, tokens
 
 __all__ = ["TextFacts", "TokenFacts"]
 
@@ -51,7 +54,22 @@ class TokenFacts:
         self._max = max_tokens
         self._known: dict[str, _Facts | None] = {}
 
-    def of(self, text: str) -> TextFacts:
+    def of(self, text: str, secrets: Iterable[str] = ()) -> TextFacts:
+        """``secrets``: values secret rules matched, secret-like wherever they are in ``text``
+        whatever their characters (``glpat-`` and twenty letters): every k-gram of theirs."""
+        facts = self._of_tokens(text)
+        found = _spans_of(text, secrets, self._s.kgram)
+        if not found:
+            return facts
+        every = [p for start, end in found for p in range(start, end - self._s.kgram + 1)]
+        return TextFacts(
+            facts.spans,
+            list(IntervalSet(facts.secret_parts + found)),
+            facts.gram_offsets + every,
+            facts.gram_keys + [hash(text[p : p + self._s.kgram]) for p in every],
+        )
+
+    def _of_tokens(self, text: str) -> TextFacts:
         spans = tokens(text, self._s.min_token_length)
         words = [text[a:b] for a, b in spans]
         known = self._known
@@ -96,3 +114,14 @@ class TokenFacts:
             tuple(compress(positions, keep)),
             tuple(map(hash, compress(grams, keep))),
         )
+
+
+def _spans_of(text: str, values: Iterable[str], shortest: int) -> list[tuple[int, int]]:
+    """Where each of ``values`` (at least ``shortest`` long) lies in ``text``, every time."""
+    spans = []
+    for value in dict.fromkeys(v for v in values if len(v) >= shortest):
+        at = text.find(value)
+        while at >= 0:
+            spans.append((at, at + len(value)))
+            at = text.find(value, at + 1)
+    return spans

