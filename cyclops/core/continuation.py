@@ -21,6 +21,12 @@ Rules (texts in matchable form: case folded, separators one space):
 4. Cost: per anchor, the places of the call's text that hold its next two characters (found
    in C), each compared in C (slices); never the session's length. A call's text longer than
    ``MAX_TEXT`` is not searched (split pieces are short; long texts are fingerprinted).
+5. Pieces sent *before* the first one that linked (``cust_540`` / ``39;Szczepani`` / ``k;Fol``
+   ... / ``+4992635495271``) are read back from the texts of the calls to the same destination
+   just before: the latest one's text must hold the private text's characters before the
+   earliest piece the call carries (as far as they agree, with ``min_length`` letters or
+   digits, between two token boundaries of that text), then the one before it those before
+   that piece, and so on while each does (:func:`preceding`).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 
-__all__ = ["MAX_TEXT", "Continuer"]
+__all__ = ["MAX_TEXT", "Continuer", "preceding"]
 
 _MAX_PIECE = 4096  # characters compared past one anchor: longer copies are the k-grams' business
 MAX_TEXT = 4096
@@ -148,6 +154,79 @@ class Continuer:
         length = _common_prefix(source, start, query, i)
         ends = i + length == len(query) or start + length == len(source)
         return length if ends or _boundary(query, i + length) else 0
+
+
+def preceding(
+    source: str, anchor: int, earlier: Iterable[Iterable[str]], min_length: int
+) -> list[tuple[int, int]]:
+    """The spans of ``source`` before ``anchor`` that the texts of ``earlier`` calls (latest
+    first) end with, one per call, each right before the next (rule 5)."""
+    found = []
+    for texts in earlier if min_length > 0 else ():
+        spans = [s for s in (_ending(source, anchor, t, min_length) for t in texts) if s]
+        if not spans:
+            break
+        start, end = min(spans)  # the longest
+        found.append((start, end))
+        anchor = start
+    return found
+
+
+def _ending(source: str, anchor: int, query: str, min_length: int) -> tuple[int, int] | None:
+    """The longest piece of ``source`` right before ``anchor`` (before a space, or else before
+    any separator) that ``query`` holds between two of its token boundaries."""
+    if len(query) > MAX_TEXT:
+        return None
+    end = anchor
+    while end > 0 and source[end - 1] == " ":
+        end -= 1
+    for stop in (end, _before_separators(source, end)):
+        best = max(
+            (_suffix_at(source, stop, query, i) for i in _token_ends(query, source, stop)),
+            default=0,
+        )
+        start = stop - best
+        while start < stop and source[start] == " ":
+            start += 1
+        if best and sum(map(str.isalnum, source[start:stop])) >= min_length:
+            return start, stop
+    return None
+
+
+def _token_ends(query: str, source: str, stop: int) -> Iterator[int]:
+    """Where in ``query`` a token ends with the two characters of ``source`` before ``stop``."""
+    key = source[max(0, stop - 2) : stop]
+    i = query.find(key) if key and not key[-1].isspace() else -1
+    while i >= 0:
+        if _boundary(query, i + len(key)):
+            yield i + len(key)
+        i = query.find(key, i + 1)
+
+
+def _suffix_at(source: str, stop: int, query: str, end: int) -> int:
+    """How far ``source`` before ``stop`` and ``query`` before ``end`` agree, if they part
+    where a token of the query starts (or either text does); else 0."""
+    length = _common_suffix(source, stop, query[:end])
+    starts = length in (end, stop)
+    return length if starts or _boundary(query, end - length) else 0
+
+
+def _before_separators(source: str, end: int) -> int:
+    while end > 0 and not source[end - 1].isalnum():
+        end -= 1
+    return end
+
+
+def _common_suffix(a: str, i: int, b: str) -> int:
+    """How many characters ``a[:i]`` and ``b`` share at their ends (at most ``_MAX_PIECE``)."""
+    low, high = 0, min(i, len(b), _MAX_PIECE)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[i - mid : i] == b[len(b) - mid :]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _boundary(text: str, i: int) -> bool:

@@ -67,12 +67,15 @@ class HitKind(StrEnum):
     OPAQUE_ID = "opaque_id"
     """A value under an opaque-id key of a private result (see :attr:`Segment.ids`) that a
     call carrying pieces of that result carries too."""
+    PRECEDING = "preceding"
+    """A piece (or id) that an earlier call to the same destination sent right before what a
+    call carries (see :mod:`.continuation`): it counts, it is no anchor for the next call."""
 
     @property
     def links(self) -> bool:
         """Whether a hit of this kind is evidence on its own; the others only add bytes to a
         leak that linked pieces make."""
-        return self not in (HitKind.CONTINUATION, HitKind.OPAQUE_ID)
+        return self not in (HitKind.CONTINUATION, HitKind.OPAQUE_ID, HitKind.PRECEDING)
 
 
 @dataclass

@@ -22,10 +22,11 @@ Rules:
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections import OrderedDict, defaultdict, deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .continuation import MAX_TEXT
 from .fingerprints import Hit, HitKind
 from .patterns import LeakSettings
 from .text import IntervalSet
@@ -104,6 +105,7 @@ class LeakLedger:
         self._flowed: dict[str, set[int]] = defaultdict(set)
         self._flowed_values: dict[str, set[str]] = defaultdict(set)
         self._last: dict[str, dict[int, IntervalSet]] = {}
+        self._sent: OrderedDict[str, deque[tuple[str, ...]]] = OrderedDict()
 
     def measure(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> Leak:
         """What an egress call to ``destination`` carries (``sources``: segment id → source)."""
@@ -146,9 +148,27 @@ class LeakLedger:
         linked, _ = _group([h for h in hits if h.kind.links], sources)
         self._all[destination].add(spans, sources)
         self._linked[destination].add(linked, sources)
-        if spans:
-            self._last[destination] = spans
+        carried, _ = _group([h for h in hits if h.kind is not HitKind.PRECEDING], sources)
+        if carried:  # what a piece sent next would continue: not what earlier calls sent
+            self._last[destination] = carried
         self._values[destination] |= values
+
+    def sent(self, destination: str, payloads: Iterable[str]) -> None:
+        """Record what a call that reached ``destination`` sent (its payloads): pieces of a
+        secret sent before any that linked are read back from it (see :meth:`earlier`)."""
+        calls = self._sent.pop(destination, None) or deque(maxlen=_EARLIER_CALLS)
+        calls.appendleft(tuple(p for p in payloads if len(p) <= MAX_TEXT))
+        self._sent[destination] = calls
+        while len(self._sent) > _EARLIER_DESTINATIONS:
+            self._sent.popitem(last=False)
+
+    def earlier(self, destination: str) -> Sequence[tuple[str, ...]]:
+        """The payloads of the latest calls that reached ``destination``, latest first."""
+        return self._sent.get(destination, ())
+
+    def received(self, destination: str) -> Mapping[int, IntervalSet]:
+        """The spans of each sensitive segment that ``destination`` received."""
+        return self._all[destination].spans if destination in self._all else {}
 
     def latest(self, destination: str) -> Mapping[int, IntervalSet]:
         """The spans of each sensitive segment that the latest call to ``destination`` that
@@ -171,7 +191,16 @@ class LeakLedger:
         return totals
 
 
-_SPAN_KINDS = (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION, HitKind.OPAQUE_ID)
+_EARLIER_CALLS = 8  # calls per destination whose payloads are kept, for pieces sent earlier
+_EARLIER_DESTINATIONS = 64  # destinations they are kept for (the latest ones)
+
+_SPAN_KINDS = (
+    HitKind.FRAGMENT,
+    HitKind.SHINGLE,
+    HitKind.CONTINUATION,
+    HitKind.OPAQUE_ID,
+    HitKind.PRECEDING,
+)
 
 
 def _group(

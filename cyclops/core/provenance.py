@@ -25,7 +25,6 @@ import networkx as nx
 
 from .arguments import ArgLeaf, parent_domains, subdomain, url_host, url_payload
 from .canon import clean, matchable
-from .continuation import Continuer
 from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex, Hit, HitKind
 from .leak import outermost
@@ -170,7 +169,7 @@ class Provenance:
 
     def _at(self, hit: Hit, hosts: Collection[str]) -> bool:
         """Whether ``hit`` is a piece of one of ``hosts`` that its private text names whole."""
-        piece, segment = self._piece(hit), self.index.segment(hit.segment)
+        piece, segment = self.piece(hit), self.index.segment(hit.segment)
         text = segment.text if segment is not None else ""
         return bool(piece) and any(piece in host and host in text for host in hosts)
 
@@ -235,39 +234,6 @@ class Provenance:
         segment = self.index.segment(hit.segment)
         return segment.family if segment is not None else -1
 
-    def continued(
-        self,
-        matches: Iterable[ArgumentMatch],
-        hits: Iterable[Hit],
-        received: Mapping[int, Iterable[tuple[int, int]]],
-    ) -> list[Hit]:
-        """Hits for the pieces of the payloads of a call that continue private text that its
-        destination ``received`` (segment -> spans) or that ``hits`` carry (see
-        :mod:`.continuation`), and for the ids kept with such a text that they carry whole;
-        each is added to its argument's hits. They add no edge to the graph: they add to a
-        leak, they never make a result leak."""
-        anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
-        for hit in hits:
-            if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
-                anchors.setdefault(hit.segment, set()).add(hit.end)
-        segments = [s for s in map(self.index.segment, anchors) if s is not None]
-        found = []
-        for match in matches if segments else ():
-            for payload in match.payloads:
-                continuer = Continuer(payload, self._p.leak.min_continuation)
-                for hit in match.sensitive_hits:  # one hit per copy of its piece in the call
-                    continuer.claim(self._piece(hit))
-                for seg in segments:
-                    for start, end in continuer.pieces(seg.text, anchors[seg.id]):
-                        hit = Hit(seg.id, seg.call, seg.labels, HitKind.CONTINUATION, start, end)
-                        match.sensitive_hits.append(hit)
-                        found.append(hit)
-                    for start, end in continuer.whole(seg.text, seg.ids):
-                        hit = Hit(seg.id, seg.call, seg.labels, HitKind.OPAQUE_ID, start, end)
-                        match.sensitive_hits.append(hit)
-                        found.append(hit)
-        return found
-
     def add_influence(self, index: int) -> list[int]:
         """Link ``index`` to the latest call of every untrusted capability seen so far."""
         sources = sorted(c for c in self._latest_untrusted.values() if c < index)
@@ -300,7 +266,7 @@ class Provenance:
           the session (``collections.abc`` in every file of a code base is no one's secret;
           the same file read again is not a different text).
         """
-        pieces = [(hit, self._piece(hit)) for hit in hits]
+        pieces = [(hit, self.piece(hit)) for hit in hits]
         texts: dict[str, set[int]] = {}
         for hit, piece in pieces:
             segment = self.index.segment(hit.segment)
@@ -313,7 +279,12 @@ class Provenance:
             if piece and len(texts[piece]) <= limit and not self._is_public(hit.call, piece)
         ]
 
-    def _piece(self, hit: Hit) -> str:
+    @property
+    def patterns(self) -> Patterns:
+        return self._p
+
+    def piece(self, hit: Hit) -> str:
+        """The private text a hit found (its value, for a high-value hit)."""
         if hit.kind is HitKind.HIGH_VALUE:
             return hit.value
         segment = self.index.segment(hit.segment)

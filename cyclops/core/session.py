@@ -31,6 +31,7 @@ from .destinations import destination_name
 from .fingerprints import Hit
 from .flows import CallFacts, Finding, findings
 from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
+from .leakpieces import continued, preceded
 from .patterns import Patterns
 from .provenance import CallShape, Provenance
 from .redact import changed_paths, redaction
@@ -161,7 +162,8 @@ class Session:
         facts = CallFacts(index, call.capability, labels, matches, destination, private_reference)
         hits = self._prov.private_hits_of(matches) if egress else []
         if egress:
-            hits += self._prov.continued(matches, hits, self._ledger.latest(destination))
+            hits += continued(self._prov, matches, hits, self._ledger.latest(destination))
+            hits += preceded(self._prov, hits, self._ledger, destination)
         sources = self._sources(hits)
         leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK
         significant = significant_hits(hits, leak, sources)
@@ -229,18 +231,11 @@ class Session:
         call_labels = self._pending.pop(index, None)
         if call_labels is None:
             return
-        result_labels = self._labeller.result_labels(call_labels, result.texts)
-        for label in result_labels - call_labels:
+        facts = self._labeller.read_result(call_labels, result.texts)
+        for label in facts.labels - call_labels:
             self._by_label[label] += 1
-        # Whether a private result that anyone may write to addressed the agent (flows.py).
-        instructed = {Label.UNTRUSTED, Label.SENSITIVE} <= result_labels and (
-            self._labeller.carries_instructions(result.texts)
-        )
-        self._prov.set_labels(index, call_labels | result_labels, instructed=instructed)
-        secrets = (
-            self._labeller.secret_values(result.texts) if Label.SENSITIVE in result_labels else ()
-        )
-        self._prov.add_result(index, result_labels, result.texts, result.ids, secrets)
+        self._prov.set_labels(index, call_labels | facts.labels, instructed=facts.instructed)
+        self._prov.add_result(index, facts.labels, result.texts, result.ids, facts.secrets)
 
     def observe_json(self, index: int, result: JSON) -> None:
         """:meth:`observe` for a result as MCP JSON (or a plain string)."""
@@ -342,6 +337,8 @@ class Session:
                 hits = self._prov.private_hits_of(kept)
             if hits:
                 self._ledger.add(destination, hits, draft.sources)
+            if Label.EGRESS in decision.labels:
+                self._ledger.sent(destination, (p for m in draft.view.matches for p in m.payloads))
             for flow in decision.flows:
                 if flow.flow_class is not FlowClass.SECRET_EGRESS:
                     continue

@@ -25,7 +25,7 @@ from .regex import RegexError, SafeRegex, normalize_path
 from .secretscan import SecretScanner
 from .types import ArgPath, Capability, Label
 
-__all__ = ["ArgumentLabels", "Labeller"]
+__all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,15 @@ class ArgumentLabels:
     """Hosts outside the allowlist that the arguments point at, in order of appearance."""
     hosts: Mapping[ArgPath, tuple[str, ...]] = field(default_factory=dict)
     """Per argument, every host it points at, lower-case (the allowlist not applied)."""
+
+
+@dataclass(frozen=True)
+class ResultFacts:
+    labels: frozenset[Label]
+    instructed: bool
+    """Untrusted and private, and it addresses the agent (see flows.exfiltration)."""
+    secrets: list[list[str]]
+    """Per text, the values secret rules match in it (private results only)."""
 
 
 class Labeller:
@@ -152,13 +161,17 @@ class Labeller:
                 labels.add(Label.SENSITIVE)
         return frozenset(labels)
 
-    def secret_values(self, texts: Iterable[str]) -> list[list[str]]:
-        """Per text, the values secret rules match in it (see ``TokenFacts.of``)."""
-        return [[f.secret for f in self._secrets.scan(text)] for text in texts]
-
-    def carries_instructions(self, texts: Iterable[str]) -> bool:
-        """Whether a result's text matches an untrusted marker: it addresses the agent."""
-        return any(m.search(text) for text in texts for m in self._markers)
+    def read_result(self, call_labels: frozenset[Label], texts: Sequence[str]) -> ResultFacts:
+        """What a result's content shows: its labels; whether, untrusted and private at once,
+        it addresses the agent (an untrusted marker); the values secret rules match in each
+        of its texts if it is private (see ``TokenFacts.of``)."""
+        labels = self.result_labels(call_labels, texts)
+        instructed = {Label.UNTRUSTED, Label.SENSITIVE} <= labels and any(
+            m.search(text) for text in texts for m in self._markers
+        )
+        private = Label.SENSITIVE in labels
+        secrets = [[f.secret for f in self._secrets.scan(t)] for t in texts] if private else []
+        return ResultFacts(labels, instructed, secrets)
 
     @property
     def secrets(self) -> SecretScanner:

@@ -135,6 +135,23 @@ class IntervalSet:
     def __iter__(self) -> Iterator[tuple[int, int]]:
         return iter(self._spans)
 
+    def covers(self, start: int, end: int) -> bool:
+        """Whether the intervals hold all of [start, end)."""
+        return not self.outside(start, end)
+
+    def outside(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts of [start, end) that no interval holds."""
+        parts = []
+        for a, b in self._spans:
+            if b <= start or a >= end:
+                continue
+            if a > start:
+                parts.append((start, a))
+            start = max(start, b)
+        if start < end:
+            parts.append((start, end))
+        return parts
+
     def union(self, other: Iterable[tuple[int, int]]) -> IntervalSet:
         return IntervalSet([*self._spans, *other])
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from cyclops.core import Action, Session
-from cyclops.core.continuation import MAX_TEXT, Continuer
+from cyclops.core import Action, Decision, Mode, Patterns, Session
+from cyclops.core.continuation import MAX_TEXT, Continuer, preceding
 from cyclops.testing import play, step
 
 RECORD = "cust_89794 przybylski folasade folasade.przybylski@fastmail.example +31389451316 1959"
@@ -153,3 +153,72 @@ def test_a_continuation_adds_no_edge_to_the_graph(detect: Session) -> None:
     decisions = play(detect, steps)
     assert decisions[3].leaked_bytes > 0  # the date continues the address and phone
     assert not detect.provenance.graph.has_edge(1, 3)
+
+
+# -- pieces sent before the first that linked ------------------------------------------------------
+
+LINKED = RECORD.index("+31389451316")  # where the piece that linked starts
+
+
+def earlier_pieces(calls: list[str], anchor: int = LINKED) -> list[str]:
+    return [RECORD[a:b] for a, b in preceding(RECORD, anchor, [[c] for c in calls], 2)]
+
+
+def test_pieces_sent_before_the_one_that_linked_are_read_back_call_by_call() -> None:
+    calls = [
+        "(3/4) stmail.example <-",
+        '{"part": 2, "data": "sade.przybylski@fa"}',
+        "przybylski folasade fola",
+    ]
+    pieces = ["stmail.example", "sade.przybylski@fa", "przybylski folasade fola"]
+    assert earlier_pieces(calls) == pieces
+
+
+def test_reading_back_stops_at_the_first_call_that_holds_nothing_before_the_piece() -> None:
+    calls = ["(3/4) stmail.example", "lunch at noon?", "przybylski folasade folasade.przybylski@fa"]
+    assert earlier_pieces(calls) == ["stmail.example"]
+
+
+@pytest.mark.parametrize(
+    ("call", "why"),
+    [
+        ("xstmail.example", "starts inside a token of the call's text"),
+        ("stmail.examplex", "ends inside a token of the call's text"),
+        ("e", "fewer letters and digits than the minimum"),
+    ],
+)
+def test_a_call_whose_text_does_not_end_the_piece_cleanly_gives_nothing(
+    call: str, why: str
+) -> None:
+    assert earlier_pieces([call]) == [], why
+
+
+def record_in_pieces(session: Session, pieces: list[tuple[str, str]]) -> list[Decision]:
+    """The split attack with ``pieces`` as (channel, text), after the issue and the record."""
+    steps = [
+        step("github", "get_issue", {"owner": "o", "repo": "r", "issue_number": 7}, ISSUE),
+        step("db", "query", {"sql": "SELECT * FROM customers LIMIT 1"}, CUSTOMER),
+    ]
+    steps += [step("slack", "slack_post_message", {"channel_id": c, "text": t}) for c, t in pieces]
+    return play(session, steps)[2:]
+
+
+LAST = ("C1", "+31389451316 | 1959-02-05")  # the only piece that links on its own
+
+
+def test_a_record_whose_last_piece_alone_links_counts_the_pieces_sent_before(
+    detect: Session,
+) -> None:
+    earlier = ["Przybylski | Folasade | fola", "sade.przybylski@fas", "tmail.example"]
+    decisions = record_in_pieces(detect, [("C1", text) for text in earlier] + [LAST])
+    assert [d.leaked_bytes > 0 for d in decisions] == [False, False, False, True]
+    sent = TRUTH - len("cust_89794")
+    assert abs(detect.verdict().leaked_bytes - sent) <= sent // 10
+
+
+def test_pieces_sent_earlier_to_another_destination_are_not_read_back(
+    detect: Session, patterns: Patterns
+) -> None:
+    alone = record_in_pieces(Session(patterns, Mode.DETECT), [LAST])[-1].leaked_bytes
+    after = record_in_pieces(detect, [("C2", "ylski@fastmail.exa"), LAST])[-1].leaked_bytes
+    assert after == alone

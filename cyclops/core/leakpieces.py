@@ -1,0 +1,86 @@
+"""Hits that add bytes to a leak without linking anything: the pieces of a call that continue
+what its destination received, the pieces earlier calls to it sent right before what a call
+carries, and the ids kept with a private text that such calls carry whole (the text rules are
+in :mod:`.continuation`). They add no edge to the graph: they add to a leak, they never make a
+result leak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from itertools import islice
+
+from .continuation import Continuer, preceding
+from .fingerprints import Hit, HitKind
+from .leak import LeakLedger
+from .provenance import ArgumentMatch, Provenance
+from .text import IntervalSet
+
+__all__ = ["continued", "preceded"]
+
+_PRECEDING = HitKind.PRECEDING
+
+
+def continued(
+    prov: Provenance,
+    matches: Iterable[ArgumentMatch],
+    hits: Iterable[Hit],
+    received: Mapping[int, Iterable[tuple[int, int]]],
+) -> list[Hit]:
+    """Hits for the pieces of the payloads of a call that continue private text that its
+    destination ``received`` (segment -> spans) or that ``hits`` carry (see
+    :mod:`.continuation`), and for the ids kept with such a text that they carry whole;
+    each is added to its argument's hits. They add no edge to the graph: they add to a
+    leak, they never make a result leak."""
+    anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
+    for hit in hits:
+        if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
+            anchors.setdefault(hit.segment, set()).add(hit.end)
+    segments = [s for s in map(prov.index.segment, anchors) if s is not None]
+    found = []
+    for match in matches if segments else ():
+        for payload in match.payloads:
+            continuer = Continuer(payload, prov.patterns.leak.min_continuation)
+            for hit in match.sensitive_hits:  # one hit per copy of its piece in the call
+                continuer.claim(prov.piece(hit))
+            for seg in segments:
+                for start, end in continuer.pieces(seg.text, anchors[seg.id]):
+                    hit = Hit(seg.id, seg.call, seg.labels, HitKind.CONTINUATION, start, end)
+                    match.sensitive_hits.append(hit)
+                    found.append(hit)
+                for start, end in continuer.whole(seg.text, seg.ids):
+                    hit = Hit(seg.id, seg.call, seg.labels, HitKind.OPAQUE_ID, start, end)
+                    match.sensitive_hits.append(hit)
+                    found.append(hit)
+    return found
+
+
+def preceded(
+    prov: Provenance, hits: Iterable[Hit], ledger: LeakLedger, destination: str
+) -> list[Hit]:
+    """Hits for the pieces of private text that the earlier calls to ``destination`` (their
+    payloads, latest first: ``ledger.earlier``) sent right before the earliest piece ``hits``
+    carry of it (see :func:`.continuation.preceding`), up to one the destination received
+    already (it was counted then), and for the ids kept with the text that those calls carry
+    whole."""
+    earlier, received = ledger.earlier(destination), ledger.received(destination)
+    first: dict[int, int] = {}
+    for hit in hits:
+        if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
+            first[hit.segment] = min(hit.start, first.get(hit.segment, hit.start))
+    found = []
+    for seg in filter(None, map(prov.index.segment, first)):
+        pieces = preceding(seg.text, first[seg.id], earlier, prov.patterns.leak.min_continuation)
+        known = IntervalSet(received.get(seg.id, ()))
+        calls = 0
+        for start, end in pieces:  # up to one the destination had: it was counted then
+            parts = known.outside(start, end)
+            if not parts:
+                break
+            calls += 1
+            found += [Hit(seg.id, seg.call, seg.labels, _PRECEDING, *p) for p in parts]
+        payloads = (p for call in islice(earlier, calls) for p in call)
+        for start, end in (s for p in payloads for s in Continuer(p, 0).whole(seg.text, seg.ids)):
+            if not known.covers(start, end):
+                found.append(Hit(seg.id, seg.call, seg.labels, _PRECEDING, start, end))
+    return found
