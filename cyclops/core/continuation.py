@@ -160,13 +160,13 @@ def preceding(
     source: str, anchor: int, earlier: Iterable[Iterable[str]], min_length: int
 ) -> list[tuple[int, int]]:
     """The spans of ``source`` before ``anchor`` that the texts of ``earlier`` calls (latest
-    first) end with, one per call, each right before the next (rule 5)."""
+    first) hold, one per call, each right before the next (rule 5)."""
     found = []
     for texts in earlier if min_length > 0 else ():
         spans = [s for s in (_ending(source, anchor, t, min_length) for t in texts) if s]
         if not spans:
             break
-        start, end = min(spans)  # the longest
+        start, end = min(spans)  # the one that reaches furthest back
         found.append((start, end))
         anchor = start
     return found

@@ -44,8 +44,8 @@ class ResultFacts:
     labels: frozenset[Label]
     instructed: bool
     """Untrusted and private, and it addresses the agent (see flows.exfiltration)."""
-    secrets: list[list[str]]
-    """Per text, the values secret rules match in it (private results only)."""
+    secrets: list[list[str]] = field(repr=False)
+    """Per text, the values secret rules match in it (private results only; never in a repr)."""
 
 
 class Labeller:
