@@ -1,7 +1,7 @@
 """Disguises an agent can be told to put on a secret that the unmasking layers do not read: the
-text reversed, ROT13, its characters spaced out (``t o k _ 9``, ``t-o-k``), cut into short
-lines, written as character codes (``116,111,107``), octal escapes (``\\164\\157``) or binary
-octets (``01110100 01101111``), or encoded in Base85 or Ascii85.
+text reversed, ROT13, its characters spaced out (``t o k _ 9``, ``t-o-k``, ``txoxkx``), cut into
+short lines, written as character codes (``116,111,107``), octal escapes (``\\164\\157``) or
+binary octets (``01110100 01101111``), or encoded in Base85 or Ascii85.
 
 Rules:
 
@@ -33,6 +33,8 @@ _ROT13 = str.maketrans(
 )
 # Eight or more single characters, each followed by one separator, standing alone.
 _SPACED_RUN = re.compile(r"(?<!\S)(?:\S[ \-.|,_/:;]){7,}\S?(?!\S)")
+# Eight or more characters, each followed by the same filler character (``txoxkx_x9x``).
+_FILLED_RUN = re.compile(r"(?<!\S)\S(\S)(?:\S\1){7,}\S?(?!\S)")
 # Three or more short pieces, each alone on its line but the first (a secret cut into chunks,
 # one per line, after an introduction).
 _SHORT_LINES = re.compile(r"(?<!\S)\S{1,16}(?:\r?\n\S{1,16}){2,}(?![^\r\n])")
@@ -68,6 +70,8 @@ def _has_key_like_token(text: str) -> bool:
 def _spaced(text: str) -> Iterator[str]:
     if _SPACED_RUN.search(text):
         yield _SPACED_RUN.sub(lambda run: run.group()[::2], text)
+    if _FILLED_RUN.search(text):
+        yield _FILLED_RUN.sub(lambda run: run.group()[::2], text)
 
 
 def _short_lines(text: str) -> Iterator[str]:

@@ -63,6 +63,7 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "ROT13": lambda s: codecs.encode(s, "rot13"),
     "spaced out": " ".join,
     "a dot after each character": lambda s: "".join(c + "." for c in s),
+    "a letter after each character": lambda s: "".join(c + "x" for c in s),
     "lines of four": lambda s: "\n".join(s[i : i + 4] for i in range(0, len(s), 4)),
     "character codes": lambda s: ", ".join(str(ord(c)) for c in s),
     "octal escapes": lambda s: "".join(f"\\{ord(c):03o}" for c in s),

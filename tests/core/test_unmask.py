@@ -340,6 +340,7 @@ DISGUISES: dict[str, Encoder] = {
     "spaced": " ".join,
     "dashed": "-".join,
     "dotted after each": lambda s: "".join(c + "." for c in s),
+    "a letter after each": lambda s: "".join(c + "q" for c in s),
     "lines of four": lambda s: "\n".join(s[i : i + 4] for i in range(0, len(s), 4)),
     "character codes": lambda s: ",".join(str(ord(c)) for c in s),
     "octal escapes": lambda s: "".join(f"\\{ord(c):03o}" for c in s),
