@@ -31,6 +31,23 @@ def test_intervals_merge(spans: list[tuple[int, int]], merged: list[tuple[int, i
 
 
 @pytest.mark.parametrize(
+    ("spans", "query", "outside"),
+    [
+        ([(0, 5)], (2, 4), []),
+        ([(0, 5)], (3, 9), [(5, 9)]),
+        ([(2, 4), (6, 8)], (0, 10), [(0, 2), (4, 6), (8, 10)]),
+        ([], (1, 3), [(1, 3)]),
+        ([(5, 9)], (0, 5), [(0, 5)]),
+    ],
+)
+def test_the_parts_of_a_span_no_interval_holds(
+    spans: list[tuple[int, int]], query: tuple[int, int], outside: list[tuple[int, int]]
+) -> None:
+    assert IntervalSet(spans).outside(*query) == outside
+    assert IntervalSet(spans).covers(*query) is (outside == [])
+
+
+@pytest.mark.parametrize(
     ("text", "count"),
     [
         ("tok_9fq2xlr7zpw4nvb8kd3hs6jt", 28),
