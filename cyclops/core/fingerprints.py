@@ -120,6 +120,14 @@ class Hit:
     """For high-value and locator hits: the matched value (kept in memory, never reported)."""
     at: int = field(default=-1, compare=False)
     """For fragments: where the copy starts in the text looked up."""
+    reach: tuple[int, int] | None = field(default=None, compare=False)
+    """For fragments: the whole copy in the segment's text, before it was cut to whole words
+    (``sokqusok-809.i``): where pieces sent before and after it join on."""
+
+    @property
+    def joins(self) -> tuple[int, int]:
+        """Where pieces sent before and after this one join on: its reach, else its span."""
+        return self.reach if self.reach is not None else (self.start, self.end)
 
 
 class FingerprintIndex:
@@ -317,7 +325,7 @@ class FingerprintIndex:
         """The hit for a copy of ``seg.text[start:end]`` found by a k-gram inside ``secret``
         (a secret-like part), if the copy is a piece of data; ``shift``: where the source is
         ahead of the looked-up text along the copy."""
-        source = seg.text
+        source, reach = seg.text, (start, end)
         pieces = []
         if secret is not None:  # the part inside the secret-like token
             inside = max(start, secret[0]), min(end, secret[1])
@@ -328,7 +336,8 @@ class FingerprintIndex:
         if not found:
             return None
         start, end = max(found, key=lambda piece: piece[1] - piece[0])
-        return Hit(seg.id, seg.call, seg.labels, HitKind.FRAGMENT, start, end, at=start - shift)
+        kind = HitKind.FRAGMENT
+        return Hit(seg.id, seg.call, seg.labels, kind, start, end, at=start - shift, reach=reach)
 
     def shingles(self, text: str) -> Iterator[Hit]:
         n = self._s.shingle_words

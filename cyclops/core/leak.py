@@ -148,9 +148,14 @@ class LeakLedger:
         linked, _ = _group([h for h in hits if h.kind.links], sources)
         self._all[destination].add(spans, sources)
         self._linked[destination].add(linked, sources)
-        carried, _ = _group([h for h in hits if h.kind is not HitKind.PRECEDING], sources)
-        if carried:  # what a piece sent next would continue: not what earlier calls sent
-            self._last[destination] = carried
+        # What a piece sent next would continue: what this call carried (not what earlier calls
+        # sent), to the whole copies' ends.
+        carried: dict[int, list[tuple[int, int]]] = {}
+        for hit in hits:
+            if hit.kind in _SPAN_KINDS and hit.kind is not HitKind.PRECEDING:
+                carried.setdefault(hit.segment, []).append(hit.joins)
+        if carried:
+            self._last[destination] = {seg: IntervalSet(s) for seg, s in carried.items()}
         self._values[destination] |= values
 
     def sent(self, destination: str, payloads: Iterable[str]) -> None:

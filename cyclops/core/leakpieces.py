@@ -35,7 +35,7 @@ def continued(
     anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
     for hit in hits:
         if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
-            anchors.setdefault(hit.segment, set()).add(hit.end)
+            anchors.setdefault(hit.segment, set()).add(hit.joins[1])
     segments = [s for s in map(prov.index.segment, anchors) if s is not None]
     found = []
     for match in matches if segments else ():
@@ -67,7 +67,8 @@ def preceded(
     first: dict[int, int] = {}
     for hit in hits:
         if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
-            first[hit.segment] = min(hit.start, first.get(hit.segment, hit.start))
+            start = hit.joins[0]
+            first[hit.segment] = min(start, first.get(hit.segment, start))
     found = []
     for seg in filter(None, map(prov.index.segment, first)):
         pieces = preceding(seg.text, first[seg.id], earlier, prov.patterns.leak.min_continuation)
