@@ -76,6 +76,8 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("google-calendar", "list_events", {"calendarId": "primary"}, {U, S}),
         ("google-calendar", "create_event", {"summary": "sync", "attendees": ["a@b.example"]}, {E}),
         ("gcal", "search_calendar_events", {"query": "intro"}, {U, S}),
+        ("gcal", "add_calendar_event_participants", {"event_id": "7", "participants": []}, {E}),
+        ("gcal", "create_file", {"filename": "notes.txt", "content": "x"}, set()),
         ("hubspot", "hubspot_get_contacts", {"limit": 10}, {S}),
         ("intercom", "list_conversations", {}, {U, S}),
         ("vault", "read_secret", {"path": "secret/data/app"}, {S}),
