@@ -150,28 +150,28 @@ class Labeller:
         return self._p.provenance.opaque_id_keys.matches(key)
 
     def result_labels(
-        self, call_labels: frozenset[Label], texts: Iterable[str]
+        self, call_labels: frozenset[Label], texts: Sequence[str]
     ) -> frozenset[Label]:
         """The labels of a result: its call's source labels plus what its content shows."""
-        labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
-        for text in texts:
-            if Label.UNTRUSTED not in labels and any(m.search(text) for m in self._markers):
-                labels.add(Label.UNTRUSTED)
-            if Label.SENSITIVE not in labels and self._secrets.scan(text):
-                labels.add(Label.SENSITIVE)
-        return frozenset(labels)
+        return self.read_result(call_labels, texts).labels
 
     def read_result(self, call_labels: frozenset[Label], texts: Sequence[str]) -> ResultFacts:
-        """What a result's content shows: its labels; whether, untrusted and private at once,
-        it addresses the agent (an untrusted marker); the values secret rules match in each
-        of its texts if it is private (see ``TokenFacts.of``)."""
-        labels = self.result_labels(call_labels, texts)
-        instructed = {Label.UNTRUSTED, Label.SENSITIVE} <= labels and any(
+        """What a result's content shows: its labels (a secret makes it private, an untrusted
+        marker untrusted); whether, untrusted and private at once, it addresses the agent (a
+        marker); the values secret rules match in each of its texts if it is private (see
+        ``TokenFacts.of``). Each text is scanned once, for the labels and the values alike."""
+        found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
+        labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
+        if any(found):
+            labels.add(Label.SENSITIVE)
+        # Markers matter where they add a label, or say a private result addressed the agent.
+        marked = (Label.UNTRUSTED not in labels or Label.SENSITIVE in labels) and any(
             m.search(text) for text in texts for m in self._markers
         )
+        if marked:
+            labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels
-        secrets = [[f.secret for f in self._secrets.scan(t)] for t in texts] if private else []
-        return ResultFacts(labels, instructed, secrets)
+        return ResultFacts(frozenset(labels), marked and private, found if private else [])
 
     @property
     def secrets(self) -> SecretScanner:
