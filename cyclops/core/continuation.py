@@ -206,7 +206,7 @@ def _token_ends(query: str, source: str, stop: int) -> Iterator[int]:
 def _suffix_at(source: str, stop: int, query: str, end: int) -> int:
     """How far ``source`` before ``stop`` and ``query`` before ``end`` agree, if they part
     where a token of the query starts (or either text does); else 0."""
-    length = _common_suffix(source, stop, query[:end])
+    length = _common_suffix(source, stop, query, end)
     starts = length in (end, stop)
     return length if starts or _boundary(query, end - length) else 0
 
@@ -217,12 +217,13 @@ def _before_separators(source: str, end: int) -> int:
     return end
 
 
-def _common_suffix(a: str, i: int, b: str) -> int:
-    """How many characters ``a[:i]`` and ``b`` share at their ends (at most ``_MAX_PIECE``)."""
-    low, high = 0, min(i, len(b), _MAX_PIECE)
+def _common_suffix(a: str, i: int, b: str, j: int) -> int:
+    """How many characters ``a[:i]`` and ``b[:j]`` share at their ends (at most
+    ``_MAX_PIECE``), by halving slices compared in C."""
+    low, high = 0, min(i, j, _MAX_PIECE)
     while low < high:
         mid = (low + high + 1) // 2
-        if a[i - mid : i] == b[len(b) - mid :]:
+        if a[i - mid : i] == b[j - mid : j]:
             low = mid
         else:
             high = mid - 1
