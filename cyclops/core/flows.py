@@ -88,6 +88,12 @@ def _untrusted_reach(
     return data, prov.untrusted_before(facts.index, besides=besides)
 
 
+def _silent_mail(prov: Provenance, call: int) -> bool:
+    """Whether the call's result is untrusted and private at once (a mail, a chat) and did not
+    address the agent (no untrusted marker): its author's own words, not an instruction."""
+    return {Label.UNTRUSTED, Label.SENSITIVE} <= prov.labels(call) and not prov.instructed(call)
+
+
 def _evidence_kind(data: set[int], influence: list[int]) -> EvidenceKind:
     if data:
         return EvidenceKind.DATA
@@ -127,7 +133,7 @@ def exfiltration(
     # for the file) is that content. A result that addressed the agent (an inbox listing that
     # holds an injected mail beside the one with the code) is untrusted content itself.
     mails_only = all(Label.UNTRUSTED in prov.labels(c) for c in sensitive_calls)
-    own = {c for c in sensitive_calls if not prov.instructed(c)} if mails_only else set()
+    own = {c for c in sensitive_calls if _silent_mail(prov, c)} if mails_only else set()
     data, influence = _untrusted_reach(facts, prov, sensitive_calls, besides=own)
     data -= own
     kind = _evidence_kind(data, influence)
@@ -169,7 +175,7 @@ def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
     if not facts.names_private_data:
         return None
     data, _ = _untrusted_reach(facts, prov, ())
-    data = {c for c in data if Label.SENSITIVE not in prov.labels(c) or prov.instructed(c)}
+    data = {c for c in data if not _silent_mail(prov, c)}
     if not data:
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
