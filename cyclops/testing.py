@@ -13,6 +13,7 @@ Public so that operators can test their own patterns.toml the way cyclops tests 
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -26,7 +27,31 @@ from mcp.shared.memory import create_client_server_memory_streams
 from .core.session import Session
 from .core.types import JSON, Decision, ToolCall
 
-__all__ = ["Step", "in_process", "play", "step"]
+__all__ = ["DISGUISES", "Step", "in_process", "play", "step"]
+
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
+
+DISGUISES: dict[str, Callable[[str], str]] = {
+    "reversed": lambda s: s[::-1],
+    "ROT13": lambda s: s.translate(_ROT13),
+    "spaced out": " ".join,
+    "dashed": "-".join,
+    "a dot after each character": lambda s: "".join(c + "." for c in s),
+    "a letter after each character": lambda s: "".join(c + "x" for c in s),
+    "lines of four": lambda s: "\n".join(s[i : i + 4] for i in range(0, len(s), 4)),
+    "character codes": lambda s: ", ".join(str(ord(c)) for c in s),
+    "octal escapes": lambda s: "".join(f"\\{ord(c):03o}" for c in s),
+    "binary octets": lambda s: " ".join(f"{ord(c):08b}" for c in s),
+    "base85": lambda s: base64.b85encode(s.encode()).decode(),
+    "ascii85": lambda s: base64.a85encode(s.encode()).decode(),
+    "ascii85 framed": lambda s: base64.a85encode(s.encode(), adobe=True).decode(),
+    "base64 of reversed": lambda s: base64.b64encode(s[::-1].encode()).decode(),
+}
+"""Disguises an agent can be told to put on a secret (no encoding the unmasking layers read):
+cyclops takes each off what a sink sends. The evasion tables, for one's own patterns too."""
 
 
 @dataclass(frozen=True)

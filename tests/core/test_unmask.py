@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from cyclops.core.canon import canonical
 from cyclops.core.unmask import DEFAULT_LIMITS, SINK_LIMITS, UnmaskLimits, unmask
+from cyclops.testing import DISGUISES
 
 SECRET = "sk_live_9fQ2xR7mB4kT1wZ8"
 ZW = "\u200b"
@@ -326,29 +327,6 @@ def test_ordinary_text_decodes_to_nothing(text: str) -> None:
 
 
 # -- disguises (what a sink sends) -----------------------------------------------------------------
-
-ROT13 = str.maketrans(
-    string.ascii_letters,
-    string.ascii_lowercase[13:]
-    + string.ascii_lowercase[:13]
-    + string.ascii_uppercase[13:]
-    + string.ascii_uppercase[:13],
-)
-DISGUISES: dict[str, Encoder] = {
-    "reversed": lambda s: s[::-1],
-    "ROT13": lambda s: s.translate(ROT13),
-    "spaced": " ".join,
-    "dashed": "-".join,
-    "dotted after each": lambda s: "".join(c + "." for c in s),
-    "a letter after each": lambda s: "".join(c + "q" for c in s),
-    "lines of four": lambda s: "\n".join(s[i : i + 4] for i in range(0, len(s), 4)),
-    "character codes": lambda s: ",".join(str(ord(c)) for c in s),
-    "octal escapes": lambda s: "".join(f"\\{ord(c):03o}" for c in s),
-    "binary octets": lambda s: " ".join(f"{ord(c):08b}" for c in s),
-    "base85": lambda s: base64.b85encode(s.encode()).decode(),
-    "ascii85": lambda s: base64.a85encode(s.encode()).decode(),
-    "base64 of reversed": lambda s: b64(s[::-1]),
-}
 
 
 def reveals_at_a_sink(value: str, secret: str) -> bool:
