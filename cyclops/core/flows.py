@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .chokepoint import Route
-from .fingerprints import Hit
+from .hits import Hit
 from .patterns import FlowPolicy
 from .provenance import ArgumentMatch, Provenance
 from .types import (

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .continuation import MAX_TEXT
-from .fingerprints import Hit, HitKind
+from .hits import Hit, HitKind
 from .patterns import LeakSettings
 from .text import IntervalSet
 

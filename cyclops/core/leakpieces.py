@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from itertools import islice
 
 from .continuation import Continuer, preceding
-from .fingerprints import Hit, HitKind
+from .hits import Hit, HitKind
 from .leak import LeakLedger
 from .provenance import ArgumentMatch, Provenance
 from .text import IntervalSet

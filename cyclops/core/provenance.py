@@ -26,7 +26,8 @@ import networkx as nx
 from .arguments import ArgLeaf, parent_domains, subdomain, url_host, url_payload
 from .canon import clean, matchable
 from .distinctive import identifier, identifiers, locators
-from .fingerprints import FingerprintIndex, Hit, HitKind
+from .fingerprints import FingerprintIndex
+from .hits import Hit, HitKind
 from .leak import outermost
 from .patterns import Patterns
 from .secretscan import SecretFinding, SecretScanner, high_values

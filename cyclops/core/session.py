@@ -28,8 +28,8 @@ from .arguments import leaves
 from .chokepoint import Route, choke_point
 from .controls import CallView, Controller
 from .destinations import destination_name
-from .fingerprints import Hit
 from .flows import CallFacts, Finding, findings
+from .hits import Hit
 from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .leakpieces import continued, preceded
 from .patterns import Patterns

@@ -5,7 +5,8 @@ import pytest
 from cyclops.config import load_patterns
 from cyclops.core.canon import clean, matchable
 from cyclops.core.distinctive import identifier, locators, secret_like
-from cyclops.core.fingerprints import FingerprintIndex, HitKind
+from cyclops.core.fingerprints import FingerprintIndex
+from cyclops.core.hits import HitKind
 from cyclops.core.patterns import ProvenanceSettings
 from cyclops.core.types import Label
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from cyclops.core.fingerprints import Hit, HitKind
+from cyclops.core.hits import Hit, HitKind
 from cyclops.core.leak import LeakLedger, outermost
 from cyclops.core.patterns import LeakSettings
 from cyclops.core.text import IntervalSet, countable_chars
