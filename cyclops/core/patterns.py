@@ -45,6 +45,9 @@ class Role:
     tools: tuple[tuple[Glob, frozenset[Label]], ...]
     signatures: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Tool names that identify a server of this role, whatever it is called."""
+    container_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Arguments that together name where a call reads or writes (a repository, a channel):
+    private data written back where it was read reaches no one it had not reached."""
 
 
 @dataclass(frozen=True)
@@ -248,7 +251,8 @@ def _roles(table: TableReader) -> tuple[Role, ...]:
                 tools.fail(glob, glob, f"bad tool glob: {exc}", "check [ ] pairs")
             rules.append((compiled, _labels(tools, glob, tools.strings(glob))))
         tools.finish()
-        roles.append(Role(name, _globs(role, "servers"), tuple(rules), _globs(role, "signatures")))
+        servers, signatures = _globs(role, "servers"), _globs(role, "signatures")
+        roles.append(Role(name, servers, tuple(rules), signatures, _globs(role, "container_keys")))
         role.finish()
     table.finish()
     return tuple(roles)

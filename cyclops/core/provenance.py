@@ -31,7 +31,7 @@ from .hits import Hit, HitKind
 from .leak import outermost
 from .patterns import Patterns
 from .secretscan import SecretFinding, SecretScanner, high_values
-from .types import ArgPath, Capability, Label
+from .types import ArgPath, Capability, Container, Label
 from .unmask import DEFAULT_LIMITS, SINK_LIMITS, UnmaskLimits, unmask
 
 __all__ = ["ArgumentMatch", "CallShape", "EdgeKind", "Provenance"]
@@ -107,8 +107,15 @@ class Provenance:
 
     # -- calls ----------------------------------------------------------------------------------
 
-    def add_call(self, index: int, capability: Capability, labels: frozenset[Label]) -> None:
-        self.graph.add_node(index, capability=capability, labels=labels)
+    def add_call(
+        self,
+        index: int,
+        capability: Capability,
+        labels: frozenset[Label],
+        container: Container = (),
+    ) -> None:
+        """``container``: where the call reads or writes (see ``Labeller.container``)."""
+        self.graph.add_node(index, capability=capability, labels=labels, container=container)
         self._order.append(index)
         while len(self._order) > self._p.limits.max_calls:
             self.graph.remove_node(self._order.popleft())
@@ -254,19 +261,25 @@ class Provenance:
         if path is not None:
             data["arguments"].add(path)
 
-    def private_hits_of(self, matches: Iterable[ArgumentMatch]) -> list[Hit]:
-        """:meth:`private_hits` of the sensitive hits of ``matches``."""
-        return self.private_hits(h for m in matches for h in m.sensitive_hits)
+    def private_hits_of(self, index: int, matches: Iterable[ArgumentMatch]) -> list[Hit]:
+        """:meth:`private_hits` of the sensitive hits of ``matches`` of call ``index``."""
+        return self.private_hits(index, (h for m in matches for h in m.sensitive_hits))
 
-    def private_hits(self, hits: Iterable[Hit]) -> list[Hit]:
-        """The sensitive hits that carry private data, without two kinds of piece:
+    def private_hits(self, index: int, hits: Iterable[Hit]) -> list[Hit]:
+        """The sensitive hits of call ``index`` that carry private data, without three kinds
+        of piece:
 
+        - *returned*: read by a call of the same server in the same container (a repository,
+          a channel) the call writes in: it reaches no one who could not read it there;
         - *public*: already in a public (untrusted, not private) result before the private one
           (quoting a web page that a mail also quotes leaks nothing);
         - *vocabulary*: found in more than ``max_private_sources`` different private texts of
           the session (``collections.abc`` in every file of a code base is no one's secret;
           the same file read again is not a different text).
         """
+        home = self._container(index)
+        if home is not None:
+            hits = [hit for hit in hits if self._container(hit.call) != home]
         pieces = [(hit, self.piece(hit)) for hit in hits]
         texts: dict[str, set[int]] = {}
         for hit, piece in pieces:
@@ -290,6 +303,13 @@ class Provenance:
             return hit.value
         segment = self.index.segment(hit.segment)
         return segment.text[hit.start : hit.end].strip(_EDGES) if segment is not None else ""
+
+    def _container(self, index: int) -> tuple[str, Container] | None:
+        """The server and container call ``index`` reads or writes in; None if it names none."""
+        node = self.graph.nodes.get(index)
+        if node is None or not node["container"]:
+            return None
+        return node["capability"].server, node["container"]
 
     def _is_public(self, call: int, piece: str) -> bool:
         return any(i < call and piece in text for i, text in self._public)

@@ -142,7 +142,8 @@ class Session:
         args = leaves(call.arguments)
         arg_labels = self._labeller.argument_labels(call.tool, args)
         labels = self._labeller.static_labels(call.capability) | arg_labels.labels
-        self._prov.add_call(index, call.capability, labels)
+        container = self._labeller.container(call.capability, args)
+        self._prov.add_call(index, call.capability, labels, container)
         self._prov.add_influence(index)
         egress = Label.EGRESS in labels
         shape = CallShape(
@@ -160,7 +161,7 @@ class Session:
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
         facts = CallFacts(index, call.capability, labels, matches, destination, private_reference)
-        hits = self._prov.private_hits_of(matches) if egress else []
+        hits = self._prov.private_hits_of(index, matches) if egress else []
         if egress:
             hits += continued(self._prov, matches, hits, self._ledger.latest(destination))
             hits += preceded(self._prov, hits, self._ledger, destination)
@@ -334,7 +335,7 @@ class Session:
             if decision.action is Action.REDACT:
                 gone = changed_paths(decision.call.arguments, decision.arguments)
                 kept = [m for m in draft.view.matches if m.path not in gone]
-                hits = self._prov.private_hits_of(kept)
+                hits = self._prov.private_hits_of(decision.index, kept)
             if hits:
                 self._ledger.add(destination, hits, draft.sources)
             if Label.EGRESS in decision.labels:

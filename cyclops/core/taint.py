@@ -23,7 +23,7 @@ from .arguments import ArgLeaf, command_hosts, hosts_in
 from .patterns import ArgumentRule, Patterns, Role
 from .regex import RegexError, SafeRegex, normalize_path
 from .secretscan import SecretScanner
-from .types import ArgPath, Capability, Label
+from .types import ArgPath, Capability, Container, Label
 
 __all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
 
@@ -61,6 +61,7 @@ class Labeller:
         self._secrets = SecretScanner(patterns.secrets)
         self._markers = _any_of(patterns.untrusted_markers)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
+        self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
 
     def learn_tools(self, server: str, tools: Iterable[str]) -> None:
         """Tools a server offers (listed, or seen called): a signature tool names its role."""
@@ -73,14 +74,18 @@ class Labeller:
         learned = self._learned.get(server, frozenset())
         if found - learned:
             self._learned[server] = learned | found
-            self.static_labels.cache_clear()
+            self._roles_changed()
+
+    def _roles_changed(self) -> None:
+        self.static_labels.cache_clear()
+        self._is_container_key.cache_clear()
 
     def declare_roles(self, server: str, roles: Iterable[str]) -> None:
         """More declared roles for ``server`` (a replay restores what the proxy had)."""
         known = set(self._declared.get(server, ()))
         if not set(roles) <= known:
             self._declared[server] = tuple(sorted(known | set(roles)))
-            self.static_labels.cache_clear()
+            self._roles_changed()
 
     def roles_of(self, server: str) -> tuple[Role, ...]:
         named = set(self._declared.get(server, ())) | self._learned.get(server, frozenset())
@@ -95,6 +100,19 @@ class Labeller:
                 if glob.matches_name(capability.tool):
                     labels |= role_labels
         return frozenset(labels)
+
+    def container(self, capability: Capability, args: Sequence[ArgLeaf]) -> Container:
+        """Where the call reads or writes, by its server's roles' ``container_keys``: the
+        top-level arguments under them (key, value case-folded), sorted; empty if none."""
+        found = {
+            (leaf.key, leaf.value.strip().casefold())
+            for leaf in args
+            if leaf.path == leaf.key and self._is_container_key(capability.server, leaf.key)
+        }
+        return tuple(sorted(found))
+
+    def _container_key(self, server: str, key: str) -> bool:
+        return any(role.container_keys.matches_name(key) for role in self.roles_of(server))
 
     def argument_labels(self, tool: str, args: Sequence[ArgLeaf]) -> ArgumentLabels:
         labels: set[Label] = set()

@@ -17,6 +17,7 @@ __all__ = [
     "ArgPath",
     "Capability",
     "ChainLink",
+    "Container",
     "ControlFinding",
     "ControlKind",
     "Decision",
@@ -38,6 +39,10 @@ JSON: TypeAlias = Any
 
 ArgPath: TypeAlias = str
 """Where a value sits inside a call's arguments, e.g. ``body`` or ``recipients[0]``."""
+
+Container: TypeAlias = tuple[tuple[str, str], ...]
+"""Where a call reads or writes (a repository, a channel): its arguments under its roles'
+``container_keys``, as sorted (key, case-folded value) pairs; empty when it names none."""
 
 
 class Label(StrEnum):

@@ -115,8 +115,10 @@ def _role(role: Role) -> list[str]:
         "",
         f"- Servers: {_globs(role.servers)}",
         f"- Signature tools: {_globs(role.signatures)}",
-        "",
     ]
+    if role.container_keys.patterns:
+        lines.append(f"- Container keys: {_globs(role.container_keys)}")
+    lines.append("")
     rows = [(_code(glob.pattern, in_table=True), _labels(labels)) for glob, labels in role.tools]
     return lines + (_table(("tool glob", "labels"), rows) if rows else ["No tool rules."])
 
@@ -126,7 +128,9 @@ def _roles(patterns: Patterns) -> list[str]:
         "## Roles",
         "",
         "A server gets a role when its name matches one of the role's server globs or when it",
-        "offers one of its signature tools; the role's tool globs then label its tools.",
+        "offers one of its signature tools; the role's tool globs then label its tools. Its",
+        "container keys name where a call reads or writes (a repository, a channel): private",
+        "data written back into the container it was read from, on the same server, is no leak.",
     ]
     for role in patterns.roles:
         lines += ["", *_role(role)]
