@@ -156,5 +156,40 @@ class IntervalSet:
         return IntervalSet([*self._spans, *other])
 
     def count(self, text: str) -> int:
-        """Countable characters of ``text`` inside the intervals."""
-        return sum(countable_chars(text[a:b]) for a, b in self._spans)
+        """Countable characters of ``text`` inside the intervals (see :func:`countable_chars`).
+        A token an interval cuts is judged whole when it mixes letters and digits (a host, a
+        key, an id): ``.example`` cut off ``vorzanqu-6289.int.acme.example`` counts; ``is``
+        cut off ``isframe(object):`` does not."""
+        return sum(countable_chars(text[a:b]) + _cut_off(text, a, b) for a, b in self._spans)
+
+
+_CONTEXT = 256
+"""Characters looked at on each side of an interval for the token it cuts (a longer token is
+judged by that much of it)."""
+
+
+def _cut_off(text: str, start: int, end: int) -> int:
+    """What :func:`countable_chars` leaves out of ``text[start:end]`` that counts: the part of
+    a token of letters and digits the interval cuts, when that part alone is common words."""
+    left = start > 0 and not text[start - 1].isspace()  # the interval begins inside a token
+    right = end < len(text) and not text[end].isspace()  # it ends inside one
+    space = text.find(" ", start, end)
+    if space < 0:  # inside one token
+        return _missed(text, start, text[start:end]) if left or right else 0
+    extra = _missed(text, start, text[start:space]) if left else 0
+    if right:
+        extra += _missed(text, end - 1, text[text.rfind(" ", start, end) + 1 : end])
+    return extra
+
+
+def _missed(text: str, i: int, part: str) -> int:
+    """``part``'s length if it alone counts nothing but the token around ``i`` mixes letters
+    and digits; else 0."""
+    if not part.strip() or countable_chars(part):
+        return 0
+    at = text.rfind(" ", max(0, i - _CONTEXT), i)
+    first = at + 1 if at >= 0 else max(0, i - _CONTEXT)
+    at = text.find(" ", i, i + _CONTEXT)
+    token = text[first : at if at >= 0 else i + _CONTEXT]
+    mixed = any(map(str.isdigit, token)) and any(map(str.isalpha, token))
+    return len(part.strip()) if mixed else 0

@@ -61,6 +61,26 @@ def test_whitespace_and_common_words_do_not_count(text: str, count: int) -> None
     assert countable_chars(text) == count
 
 
+HOSTS = "primary vorzanqu-6289.int.acme.example and isframe(object): integer"
+
+
+@pytest.mark.parametrize(
+    ("piece", "token", "count"),
+    [
+        (".example", "vorzanqu", 8),  # the end of a host name: counts, common word and all
+        ("vorzanqu-6289.int.acme", "vorzanqu", 22),
+        ("is", "isframe", 0),  # cut off a word with symbols but no digit: judged alone
+        ("in", "integer", 0),  # cut off a plain word: judged alone
+        ("integ", "integer", 5),
+    ],
+)
+def test_a_piece_cut_off_a_token_of_letters_and_digits_is_judged_by_the_token(
+    piece: str, token: str, count: int
+) -> None:
+    start = HOSTS.index(piece, HOSTS.index(token))
+    assert IntervalSet([(start, start + len(piece))]).count(HOSTS) == count
+
+
 def test_the_same_bytes_in_two_forms_of_one_result_count_once() -> None:
     ledger = LeakLedger(LeakSettings())
     leak = ledger.measure("evil.example", [hit(1, 6, 34), hit(2, 6, 34)], SOURCES)
