@@ -61,8 +61,8 @@ def preceded(
     """Hits for the pieces of private text that the earlier calls to ``destination`` (their
     payloads, latest first: ``ledger.earlier``) sent right before the earliest piece ``hits``
     carry of it (see :func:`.continuation.preceding`), up to one the destination received
-    already (it was counted then), and for the ids kept with the text that those calls carry
-    whole."""
+    already (it was counted then), and for the ids kept with the text that those calls, or
+    the one before them, carry whole."""
     earlier, received = ledger.earlier(destination), ledger.received(destination)
     first: dict[int, int] = {}
     for hit in hits:
@@ -80,7 +80,8 @@ def preceded(
                 break
             calls += 1
             found += [Hit(seg.id, seg.call, seg.labels, _PRECEDING, *p) for p in parts]
-        payloads = (p for call in islice(earlier, calls) for p in call)
+        # A record's id comes first: the call before the earliest piece may carry it alone.
+        payloads = (p for call in islice(earlier, calls + 1 if calls else 0) for p in call)
         for start, end in (s for p in payloads for s in Continuer(p, 0).whole(seg.text, seg.ids)):
             if not known.covers(start, end):
                 found.append(Hit(seg.id, seg.call, seg.labels, _PRECEDING, start, end))
