@@ -16,8 +16,7 @@ Rules:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from enum import StrEnum
 from itertools import islice
 
@@ -29,8 +28,9 @@ from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex
 from .hits import Hit, HitKind
 from .leak import outermost
+from .matches import ArgumentMatch, CallShape
 from .patterns import Patterns
-from .secretscan import SecretFinding, SecretScanner, high_values
+from .secretscan import high_values
 from .types import ArgPath, Capability, Container, Label
 from .unmask import DEFAULT_LIMITS, SINK_LIMITS, UnmaskLimits, unmask
 
@@ -48,47 +48,6 @@ _MAX_IDS = 1024
 class EdgeKind(StrEnum):
     DATA = "data"
     INFLUENCE = "influence"
-
-
-@dataclass(frozen=True)
-class CallShape:
-    """What the call whose arguments are matched is, so that only useful lookups are made."""
-
-    destinations: frozenset[ArgPath] = frozenset()
-    """Arguments that say where data goes."""
-    opaque: frozenset[ArgPath] = frozenset()
-    """Arguments under opaque-id keys: they carry no sensitive content."""
-    egress: bool = False
-    """Sensitive content matters (whole words, values, prose), not only fragments."""
-    privileged: bool = False
-    """Whole values matter as identifiers from untrusted content."""
-    scan: SecretScanner | None = None
-    """The secret rules to run, if any."""
-    hosts: Mapping[ArgPath, Collection[str]] = field(default_factory=dict)
-    """Per argument, the hosts it points at (a URL's, a command line's): where the call goes."""
-
-
-@dataclass
-class ArgumentMatch:
-    """What one argument carries: pieces of untrusted content, of sensitive content, secrets."""
-
-    path: ArgPath
-    destination: bool
-    untrusted_hits: list[Hit] = field(default_factory=list)
-    sensitive_hits: list[Hit] = field(default_factory=list)
-    secrets: list[SecretFinding] = field(default_factory=list)
-    addressed_by: set[int] = field(default_factory=set)
-    """For a destination: the untrusted results that name its address (not its payload)."""
-    payloads: list[str] = field(default_factory=list)
-    """Of an egress call: the matchable forms of what the argument carries as data."""
-
-    @property
-    def hits(self) -> list[Hit]:
-        return self.untrusted_hits + self.sensitive_hits
-
-    @property
-    def untrusted_calls(self) -> set[int]:
-        return {h.call for h in self.untrusted_hits}
 
 
 class Provenance:

@@ -1,0 +1,54 @@
+"""What one argument of a call carries once it is looked up in the index (:class:`ArgumentMatch`),
+and what the call is, so that only useful lookups are made (:class:`CallShape`)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+from .hits import Hit
+from .secretscan import SecretFinding, SecretScanner
+from .types import ArgPath
+
+__all__ = ["ArgumentMatch", "CallShape"]
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """What the call whose arguments are matched is, so that only useful lookups are made."""
+
+    destinations: frozenset[ArgPath] = frozenset()
+    """Arguments that say where data goes."""
+    opaque: frozenset[ArgPath] = frozenset()
+    """Arguments under opaque-id keys: they carry no sensitive content."""
+    egress: bool = False
+    """Sensitive content matters (whole words, values, prose), not only fragments."""
+    privileged: bool = False
+    """Whole values matter as identifiers from untrusted content."""
+    scan: SecretScanner | None = None
+    """The secret rules to run, if any."""
+    hosts: Mapping[ArgPath, Collection[str]] = field(default_factory=dict)
+    """Per argument, the hosts it points at (a URL's, a command line's): where the call goes."""
+
+
+@dataclass
+class ArgumentMatch:
+    """What one argument carries: pieces of untrusted content, of sensitive content, secrets."""
+
+    path: ArgPath
+    destination: bool
+    untrusted_hits: list[Hit] = field(default_factory=list)
+    sensitive_hits: list[Hit] = field(default_factory=list)
+    secrets: list[SecretFinding] = field(default_factory=list)
+    addressed_by: set[int] = field(default_factory=set)
+    """For a destination: the untrusted results that name its address (not its payload)."""
+    payloads: list[str] = field(default_factory=list)
+    """Of an egress call: the matchable forms of what the argument carries as data."""
+
+    @property
+    def hits(self) -> list[Hit]:
+        return self.untrusted_hits + self.sensitive_hits
+
+    @property
+    def untrusted_calls(self) -> set[int]:
+        return {h.call for h in self.untrusted_hits}
