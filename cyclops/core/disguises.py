@@ -22,6 +22,8 @@ import base64
 import re
 from collections.abc import Callable, Iterator
 
+from .text import has_letters_and_digits
+
 __all__ = ["DISGUISES", "MAX_TEXT", "undisguised"]
 
 MAX_TEXT = 1024
@@ -61,10 +63,7 @@ def _turned(text: str) -> Iterator[str]:
 def _has_key_like_token(text: str) -> bool:
     """A run of 12 or more characters of a key's alphabet with letters and digits: reversed
     or rotated, a key stays one (prose is not looked at backwards)."""
-    return any(
-        any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
-        for run in _KEY_LIKE.findall(text)
-    )
+    return any(map(has_letters_and_digits, _KEY_LIKE.findall(text)))
 
 
 def _spaced(text: str) -> Iterator[str]:

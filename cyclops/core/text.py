@@ -16,6 +16,7 @@ __all__ = [
     "IntervalSet",
     "countable_chars",
     "entropy",
+    "has_letters_and_digits",
     "is_common",
     "is_uncommon",
     "tokens",
@@ -109,6 +110,10 @@ def word_code(word: str) -> int:
     return int.from_bytes(blake2b(word.encode(), digest_size=8).digest(), "big")
 
 
+def has_letters_and_digits(text: str) -> bool:
+    return any(map(str.isdigit, text)) and any(map(str.isalpha, text))
+
+
 def countable_chars(text: str) -> int:
     """Characters that count as leaked: those of the whitespace-separated tokens that hold an
     uncommon word. ``password:``, ``-----BEGIN`` or ``the`` count nothing; ``sk_live_9yNm...``
@@ -191,5 +196,4 @@ def _missed(text: str, i: int, part: str) -> int:
     first = at + 1 if at >= 0 else max(0, i - _CONTEXT)
     at = text.find(" ", i, i + _CONTEXT)
     token = text[first : at if at >= 0 else i + _CONTEXT]
-    mixed = any(map(str.isdigit, token)) and any(map(str.isalpha, token))
-    return len(part.strip()) if mixed else 0
+    return len(part.strip()) if has_letters_and_digits(token) else 0
