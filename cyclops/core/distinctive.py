@@ -25,7 +25,7 @@ from itertools import accumulate, compress, count
 from operator import add
 
 from .arguments import registrable_domain
-from .patterns import ProvenanceSettings
+from .rules import ProvenanceSettings
 from .text import WORD, entropy, is_common
 
 __all__ = [

@@ -44,7 +44,7 @@ from .distinctive import (
     secret_piece,
 )
 from .hits import Hit, HitKind
-from .patterns import ProvenanceSettings
+from .rules import ProvenanceSettings
 from .shingles import private_shingles, shingle_keys, shingle_span
 from .tokenfacts import TokenFacts
 from .types import Label

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 from .chokepoint import Route
 from .hits import Hit
-from .patterns import FlowPolicy
 from .provenance import ArgumentMatch, Provenance
+from .rules import FlowPolicy
 from .types import (
     Action,
     Capability,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from .continuation import MAX_TEXT
 from .hits import Hit, HitKind
-from .patterns import LeakSettings
+from .rules import LeakSettings
 from .text import IntervalSet
 
 __all__ = ["Leak", "LeakLedger", "Source", "outermost", "significant_hits"]

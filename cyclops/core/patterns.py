@@ -1,7 +1,8 @@
 """patterns.toml: the detection data, parsed strictly and compiled once.
 
 :func:`parse_patterns` takes the file's text (reading it is the caller's job) and returns an
-immutable :class:`Patterns`. Any problem raises :class:`~cyclops.core.tomlreader.ConfigError`
+immutable :class:`~cyclops.core.rules.Patterns` (re-exported here with the rest of
+:mod:`.rules`). Any problem raises :class:`~cyclops.core.tomlreader.ConfigError`
 naming the file, the key, the value and the fix.
 """
 
@@ -9,13 +10,23 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from .checks import CHECKS, Check
-from .controls_config import Controls, parse_controls
+from .controls_config import parse_controls
 from .regex import Glob, GlobSet, PathGlob, PathGlobSet, RegexError, SafeRegex
+from .rules import (
+    ArgumentRule,
+    EgressRules,
+    FlowPolicy,
+    HighValueRule,
+    LeakSettings,
+    Limits,
+    Patterns,
+    ProvenanceSettings,
+    Role,
+    SecretRule,
+)
 from .tomlreader import TableReader, parse_toml
 from .types import Action, FlowClass, Label
 
@@ -36,122 +47,6 @@ __all__ = [
 SUPPORTED_VERSION = 1
 _LABELS = [label.value for label in Label]
 _FLOW_ACTIONS = list(Action)
-
-
-@dataclass(frozen=True)
-class Role:
-    name: str
-    servers: GlobSet
-    tools: tuple[tuple[Glob, frozenset[Label]], ...]
-    signatures: GlobSet = field(default_factory=lambda: GlobSet(()))
-    """Tool names that identify a server of this role, whatever it is called."""
-    container_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
-    """Arguments that together name where a call reads or writes (a repository, a channel):
-    private data written back where it was read reaches no one it had not reached."""
-
-
-@dataclass(frozen=True)
-class ArgumentRule:
-    id: str
-    keys: GlobSet
-    tools: GlobSet
-    path_globs: PathGlobSet
-    labels: frozenset[Label]
-    word_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
-    """Keys whose value is a command line: each word is tried as a path."""
-    value_regexes: tuple[SafeRegex, ...] = ()
-    """Regexes over the whole values under ``keys`` (a SQL statement that writes rows)."""
-
-
-@dataclass(frozen=True)
-class EgressRules:
-    allow_hosts: GlobSet
-    url_keys: GlobSet
-    url_labels: frozenset[Label]
-    destination_keys: GlobSet
-    network_commands: frozenset[str] = frozenset()
-    """Programs whose command lines name a remote host without a URL (``scp``, ``nc``)."""
-
-
-@dataclass(frozen=True)
-class SecretRule:
-    id: str
-    description: str
-    regex: SafeRegex
-    keywords: tuple[str, ...]
-    min_entropy: float = 0.0
-    check: Check | None = None
-
-
-@dataclass(frozen=True)
-class HighValueRule:
-    id: str
-    regex: SafeRegex
-    check: Check | None = None
-
-
-@dataclass(frozen=True)
-class ProvenanceSettings:
-    kgram: int = 6
-    min_fragment: int = 8
-    secret_entropy: float = 3.0
-    min_token_length: int = 8
-    min_token_entropy: float = 2.5
-    shingle_words: int = 5
-    shingle_window: int = 4
-    min_uncommon_words: int = 2
-    max_sources_per_fingerprint: int = 24
-    max_private_sources: int = 3
-    opaque_id_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
-    opaque_ids: tuple[SafeRegex, ...] = ()
-    opaque_id: SafeRegex | None = None
-    """Every opaque-id pattern in one regex: one pass per token."""
-    high_value: tuple[HighValueRule, ...] = ()
-
-
-@dataclass(frozen=True)
-class LeakSettings:
-    min_call_bytes: int = 12
-    drip_bytes: int = 16
-    min_continuation: int = 2
-    """Letters and digits a piece continuing what a destination received needs (0: off)."""
-    min_id_length: int = 4
-    """Letters and digits a value under an opaque-id key of a private result needs to count
-    when a leak of that result carries it (0: such values never count)."""
-
-
-@dataclass(frozen=True)
-class FlowPolicy:
-    action: Action
-    require_data_edges: bool = False
-    require_untrusted: bool = True
-    """For secret egress: only when untrusted content reached the session."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_calls: int = 100_000
-    max_fingerprints: int = 2_000_000
-    max_result_chars: int = 1_048_576
-
-
-@dataclass(frozen=True)
-class Patterns:
-    source: str
-    sha256: str
-    roles: tuple[Role, ...]
-    arguments: tuple[ArgumentRule, ...]
-    egress: EgressRules
-    untrusted_markers: tuple[SafeRegex, ...]
-    secrets: tuple[SecretRule, ...]
-    provenance: ProvenanceSettings
-    leak: LeakSettings
-    flows: Mapping[FlowClass, FlowPolicy] = field(default_factory=dict)
-    limits: Limits = Limits()
-    controls: Controls = field(default_factory=Controls)
-
-    def role(self, name: str) -> Role | None:
-        return next((role for role in self.roles if role.name == name), None)
 
 
 def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:

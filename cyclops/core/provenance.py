@@ -29,7 +29,7 @@ from .fingerprints import FingerprintIndex
 from .hits import Hit, HitKind
 from .leak import outermost
 from .matches import ArgumentMatch, CallShape
-from .patterns import Patterns
+from .rules import Patterns
 from .secretscan import high_values
 from .types import ArgPath, Capability, Container, Label
 from .unmask import DEFAULT_LIMITS, SINK_LIMITS, UnmaskLimits, unmask

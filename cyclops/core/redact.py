@@ -20,8 +20,8 @@ from typing import Any
 
 from .arguments import ArgLeaf, leaves
 from .canon import clean, matchable
-from .patterns import FlowPolicy
 from .provenance import ArgumentMatch
+from .rules import FlowPolicy
 from .types import JSON, Action, ArgPath, ControlFinding, ControlKind, Evidence, FlowClass
 from .unmask import unmask
 

@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .patterns import HighValueRule, SecretRule
 from .regex import LiteralSet
+from .rules import HighValueRule, SecretRule
 from .text import entropy
 
 __all__ = ["HighValue", "KeywordFinder", "SecretFinding", "SecretScanner", "high_values"]

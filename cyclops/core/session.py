@@ -32,10 +32,10 @@ from .flows import CallFacts, Finding, findings
 from .hits import Hit
 from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .leakpieces import continued, preceded
-from .patterns import Patterns
 from .provenance import CallShape, Provenance
 from .redact import changed_paths, redaction
 from .results import to_tool_result
+from .rules import Patterns
 from .taint import Labeller
 from .types import (
     JSON,

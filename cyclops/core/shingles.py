@@ -23,7 +23,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import ge, sub
 
 from .distinctive import prose_words, prose_words_at
-from .patterns import ProvenanceSettings
+from .rules import ProvenanceSettings
 from .text import WORD, is_uncommon, word_code
 
 __all__ = ["private_shingles", "shingle_keys", "shingle_span"]

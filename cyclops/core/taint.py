@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .arguments import ArgLeaf, command_hosts, hosts_in
-from .patterns import ArgumentRule, Patterns, Role
 from .regex import RegexError, SafeRegex, normalize_path
+from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
 from .types import ArgPath, Capability, Container, Label
 

@@ -18,7 +18,7 @@ from itertools import compress, repeat
 from operator import add, not_
 
 from .distinctive import are_distinctive, secret_like
-from .patterns import ProvenanceSettings
+from .rules import ProvenanceSettings
 from .text import IntervalSet, tokens
 
 __all__ = ["TextFacts", "TokenFacts"]
