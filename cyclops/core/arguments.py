@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from ipaddress import ip_address
 from urllib.parse import urlsplit
@@ -13,6 +13,7 @@ from .types import JSON, ArgPath
 __all__ = [
     "ArgLeaf",
     "command_hosts",
+    "cut_out",
     "hosts_in",
     "leaves",
     "parent_domains",
@@ -174,3 +175,20 @@ def parent_domains(host: str) -> list[str]:
     """``a.b.evil.example`` → ``b.evil.example``, ``evil.example``: what a page may have named."""
     labels = host.split(".")
     return [".".join(labels[i:]) for i in range(1, len(labels) - 1)]
+
+
+def cut_out(value: str, spans: Iterable[tuple[int, int]]) -> tuple[str, str]:
+    """``value`` with ``spans`` cut out (each left as a space, so that the words on either side
+    stay apart), and what was cut, one span per line."""
+    kept, cut, at = [], [], 0
+    for first, end in sorted(spans):
+        start = max(first, at)  # spans of several regexes may overlap
+        if end <= start:
+            continue
+        kept.append(value[at:start])
+        cut.append(value[start:end])
+        at = end
+    if not cut:
+        return value, ""
+    kept.append(value[at:])
+    return " ".join(kept), "\n".join(cut)

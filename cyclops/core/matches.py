@@ -29,6 +29,9 @@ class CallShape:
     """The secret rules to run, if any."""
     hosts: Mapping[ArgPath, Collection[str]] = field(default_factory=dict)
     """Per argument, the hosts it points at (a URL's, a command line's): where the call goes."""
+    located: Mapping[ArgPath, Collection[tuple[int, int]]] = field(default_factory=dict)
+    """Per argument, spans of its value that say which records the call changes (a WHERE
+    clause): they carry no data out."""
 
 
 @dataclass

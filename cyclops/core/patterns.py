@@ -162,6 +162,7 @@ def _argument_rule(rule: TableReader) -> ArgumentRule:
         labels=_labels(rule, "labels"),
         word_keys=_globs(rule, "word_keys"),
         value_regexes=_regexes(rule, "value_regexes"),
+        locator_regexes=_regexes(rule, "locator_regexes"),
     )
     if not parsed.path_globs and not parsed.value_regexes:
         why = "an argument rule needs path globs or value regexes"

@@ -22,7 +22,7 @@ from itertools import islice
 
 import networkx as nx
 
-from .arguments import ArgLeaf, parent_domains, subdomain, url_host, url_payload
+from .arguments import ArgLeaf, cut_out, parent_domains, subdomain, url_host, url_payload
 from .canon import clean, matchable
 from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex
@@ -113,8 +113,11 @@ class Provenance:
         limits = SINK_LIMITS if shape.egress else DEFAULT_LIMITS
         for leaf in args:
             match = ArgumentMatch(leaf.path, leaf.path in shape.destinations)
-            for n, form in enumerate(unmask(leaf.value, limits)):
+            value, locator = cut_out(leaf.value, shape.located.get(leaf.path, ()))
+            for n, form in enumerate(unmask(value, limits)):
                 self._match_form(form, match, shape, decoded=n > 0)
+            if locator:
+                self._match_locator(locator, match)
             if leaf.path in shape.opaque:
                 match.sensitive_hits.clear()
                 match.payloads.clear()
@@ -196,6 +199,17 @@ class Provenance:
             match.addressed_by.update(h.call for h in hits if h.value in named_ids)
         if shape.scan is not None:
             match.secrets.extend(shape.scan.scan(cleaned))
+
+    def _match_locator(self, value: str, match: ArgumentMatch) -> None:
+        """Which records a call changes (a WHERE clause) carries no data to anyone: only what
+        untrusted content chose there is looked for."""
+        text = matchable(clean(value))
+        match.untrusted_hits.extend(self.index.fragments(text, Label.UNTRUSTED))
+        tokens = identifiers(text)
+        if (whole := identifier(text)) is not None:
+            tokens.add(whole)
+        hits = self.index.exact(tokens, HitKind.LOCATOR)
+        match.untrusted_hits.extend(h for h in hits if Label.UNTRUSTED in h.labels)
 
     def _match_sensitive(self, cleaned: str, match: ArgumentMatch, fragments: bool = True) -> None:
         """Sensitive pieces of ``cleaned`` (whole words and values, not only fragments)."""

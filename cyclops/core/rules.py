@@ -48,6 +48,10 @@ class ArgumentRule:
     """Keys whose value is a command line: each word is tried as a path."""
     value_regexes: tuple[SafeRegex, ...] = ()
     """Regexes over the whole values under ``keys`` (a SQL statement that writes rows)."""
+    locator_regexes: tuple[SafeRegex, ...] = ()
+    """Regexes over the values under ``keys`` of a call the rule labels: what they match (their
+    ``value`` group) says which records the call changes, not what it writes (the WHERE clause
+    of a SQL UPDATE). Private data there is no leak; untrusted content there chose them."""
 
 
 @dataclass(frozen=True)

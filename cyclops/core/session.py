@@ -153,6 +153,7 @@ class Session:
             privileged=Label.PRIVILEGED in labels,
             scan=self._labeller.secrets if egress else None,
             hosts=arg_labels.hosts,
+            located=arg_labels.located,
         )
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.

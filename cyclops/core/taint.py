@@ -15,7 +15,7 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -27,6 +27,8 @@ from .types import ArgPath, Capability, Container, Label
 
 __all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
 
+Spans = tuple[tuple[int, int], ...]
+
 
 @dataclass(frozen=True)
 class ArgumentLabels:
@@ -37,6 +39,9 @@ class ArgumentLabels:
     """Hosts outside the allowlist that the arguments point at, in order of appearance."""
     hosts: Mapping[ArgPath, tuple[str, ...]] = field(default_factory=dict)
     """Per argument, every host it points at, lower-case (the allowlist not applied)."""
+    located: Mapping[ArgPath, Spans] = field(default_factory=dict)
+    """Per argument, the spans of its value that say which records the call changes (the
+    ``locator_regexes`` of the rules that labelled the call)."""
 
 
 @dataclass(frozen=True)
@@ -117,10 +122,12 @@ class Labeller:
     def argument_labels(self, tool: str, args: Sequence[ArgLeaf]) -> ArgumentLabels:
         labels: set[Label] = set()
         rule_ids: list[str] = []
+        located: dict[ArgPath, Spans] = {}
         for rule in self._p.arguments:
             if rule.tools.matches_name(tool) and self._rule_matches(rule, args):
                 labels |= rule.labels
                 rule_ids.append(rule.id)
+                located.update(_located(rule, args))
         hosts = {leaf.path: found for leaf in args if (found := self.hosts_of(leaf))}
         allowed = self._p.egress.allow_hosts
         outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
@@ -128,7 +135,7 @@ class Labeller:
         if outside:
             labels |= self._p.egress.url_labels
             rule_ids.append("egress-url")
-        return ArgumentLabels(frozenset(labels), tuple(rule_ids), outside, hosts)
+        return ArgumentLabels(frozenset(labels), tuple(rule_ids), outside, hosts, located)
 
     def _rule_matches(self, rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
         for leaf in args:
@@ -210,3 +217,16 @@ def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
 def _is_whole_url(value: str) -> bool:
     text = value.strip()
     return "://" in text and not any(c.isspace() for c in text)
+
+
+def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgPath, Spans]]:
+    """The spans the rule's locator regexes match in the values under its keys."""
+    if not rule.locator_regexes:
+        return
+    for leaf in args:
+        if rule.keys.matches(leaf.key):
+            spans = tuple(
+                span for regex in rule.locator_regexes for span in regex.spans(leaf.value)
+            )
+            if spans:
+                yield leaf.path, spans

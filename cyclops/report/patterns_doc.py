@@ -147,6 +147,8 @@ def _argument(rule: ArgumentRule) -> list[str]:
         f"- Command-line keys: {_globs(rule.word_keys)}",
         f"- Path globs: {_codes(g.pattern for g in rule.path_globs.globs)}",
         f"- Value regexes: {_codes(r.pattern for r in rule.value_regexes)}",
+        f"- Locator regexes (which records, not data): "
+        f"{_codes(r.pattern for r in rule.locator_regexes)}",
     ]
 
 

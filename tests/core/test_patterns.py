@@ -63,6 +63,11 @@ def test_the_hash_identifies_the_file_text() -> None:
             "[[arguments]]\nid = 'a'\nkeys = ['sql']\nvalue_regexes = ['(?=x)']\nlabels = []",
             "arguments[0].value_regexes",
         ),
+        (
+            "[[arguments]]\nid = 'a'\nkeys = ['sql']\nvalue_regexes = ['x']\n"
+            "locator_regexes = ['(?<=x)']\nlabels = []",
+            "arguments[0].locator_regexes",
+        ),
         ("[leak]\nmin_id_length = -1", "leak.min_id_length"),
         ("[results]\nuntrusted_markers = ['(?=x)']", "results.untrusted_markers"),
         ("[provenance]\nkgram = 2", "provenance.kgram"),
