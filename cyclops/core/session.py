@@ -32,7 +32,7 @@ from .flows import CallFacts, Finding, findings
 from .hits import Hit
 from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .leakpieces import continued, preceded
-from .provenance import CallShape, Provenance
+from .provenance import Provenance
 from .redact import changed_paths, redaction
 from .results import to_tool_result
 from .rules import Patterns
@@ -146,15 +146,7 @@ class Session:
         self._prov.add_call(index, call.capability, labels, container)
         self._prov.add_influence(index)
         egress = Label.EGRESS in labels
-        shape = CallShape(
-            destinations=frozenset(a.path for a in args if self._labeller.is_destination(a)),
-            opaque=frozenset(a.path for a in args if self._labeller.is_opaque_key(a.key)),
-            egress=egress,
-            privileged=Label.PRIVILEGED in labels,
-            scan=self._labeller.secrets if egress else None,
-            hosts=arg_labels.hosts,
-            located=arg_labels.located,
-        )
+        shape = self._labeller.call_shape(args, labels, arg_labels)
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .arguments import ArgLeaf, command_hosts, hosts_in
+from .matches import CallShape
 from .regex import RegexError, SafeRegex, normalize_path
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
@@ -164,6 +165,21 @@ class Labeller:
         if in_url_key and egress.network_commands:
             hosts += command_hosts(leaf.value, egress.network_commands)
         return tuple(dict.fromkeys(h.lower() for h in hosts))
+
+    def call_shape(
+        self, args: Sequence[ArgLeaf], labels: frozenset[Label], found: ArgumentLabels
+    ) -> CallShape:
+        """What matching the arguments of a call labelled ``labels`` needs to know of it."""
+        egress = Label.EGRESS in labels
+        return CallShape(
+            destinations=frozenset(a.path for a in args if self.is_destination(a)),
+            opaque=frozenset(a.path for a in args if self.is_opaque_key(a.key)),
+            egress=egress,
+            privileged=Label.PRIVILEGED in labels,
+            scan=self._secrets if egress else None,
+            hosts=found.hosts,
+            located=found.located,
+        )
 
     def is_url_key(self, key: str) -> bool:
         return self._p.egress.url_keys.matches_name(key)
