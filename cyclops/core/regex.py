@@ -26,6 +26,7 @@ __all__ = [
     "SafeRegex",
     "normalize_path",
     "spellings",
+    "tool_names",
 ]
 
 _OPTIONS = re2.Options()
@@ -217,6 +218,38 @@ def spellings(name: str) -> tuple[str, ...]:
     ``add_comment_to_issue``, ``notion-fetch`` also ``notion_fetch``, ``toEmail`` ``to_email``)."""
     snake = _NAME_SEPARATORS.sub("_", _CAMEL_HUMP.sub("_", name)).lower()
     return (name,) if snake == name.lower() else (name, snake)
+
+
+_NAME_BREAK = frozenset("_-. ")
+
+
+@lru_cache(maxsize=4096)
+def tool_names(server: str, tool: str) -> tuple[str, ...]:
+    """A tool's name, and without a leading copy of its server's name (or the name's first
+    word) when it has one: ``slack_post_message`` on ``slack`` is also ``post_message``,
+    ``GitHubGetIssue`` on ``GitHub`` ``GetIssue``, ``brave_web_search`` on ``brave-search``
+    ``web_search``. Tool globs are written for what a tool does, not for whose it is."""
+    words = [w for w in re.split(r"[-_.\s]+", server.lower()) if w]
+    for prefix in dict.fromkeys(filter(None, ["".join(words), *words[:1]])):
+        rest = _after_prefix(tool, prefix)
+        if rest:
+            return (tool, rest)
+    return (tool,)
+
+
+def _after_prefix(tool: str, prefix: str) -> str:
+    """What follows ``prefix`` (letters and digits, lower case; separators in ``tool`` between
+    them skipped) at the start of ``tool``, when it ends there at a word's end; else ``""``."""
+    at = 0
+    for char in prefix:
+        while at < len(tool) and tool[at] in _NAME_BREAK:
+            at += 1
+        if at == len(tool) or tool[at].lower() != char:
+            return ""
+        at += 1
+    if at == len(tool) or not (tool[at] in _NAME_BREAK or tool[at].isupper()):
+        return ""  # the name goes on: ``mailbox_list`` on ``mail``
+    return tool[at:].lstrip("".join(_NAME_BREAK))
 
 
 @dataclass(frozen=True)

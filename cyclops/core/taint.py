@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from .arguments import ArgLeaf, command_hosts, hosts_in
 from .matches import CallShape
-from .regex import RegexError, SafeRegex, normalize_path
+from .regex import RegexError, SafeRegex, normalize_path, tool_names
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
 from .types import ArgPath, Capability, Container, Label
@@ -76,7 +76,8 @@ class Labeller:
         if not new:
             return
         known |= new
-        found = {r.name for r in self._p.roles if any(r.signatures.matches_name(t) for t in new)}
+        names = [name for tool in new for name in tool_names(server, tool)]
+        found = {r.name for r in self._p.roles if any(map(r.signatures.matches_name, names))}
         learned = self._learned.get(server, frozenset())
         if found - learned:
             self._learned[server] = learned | found
@@ -101,9 +102,10 @@ class Labeller:
 
     def _static_labels(self, capability: Capability) -> frozenset[Label]:
         labels: set[Label] = set()
+        names = tool_names(capability.server, capability.tool)
         for role in self.roles_of(capability.server):
             for glob, role_labels in role.tools:
-                if glob.matches_name(capability.tool):
+                if any(map(glob.matches_name, names)):
                     labels |= role_labels
         return frozenset(labels)
 

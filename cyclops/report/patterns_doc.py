@@ -128,7 +128,9 @@ def _roles(patterns: Patterns) -> list[str]:
         "## Roles",
         "",
         "A server gets a role when its name matches one of the role's server globs or when it",
-        "offers one of its signature tools; the role's tool globs then label its tools. Its",
+        "offers one of its signature tools; the role's tool globs then label its tools (a",
+        "glob also matches a tool's name in snake_case, and without a leading copy of its",
+        "server's name: `post_*` matches `slack_post_message` on `slack`, `postMessage`). Its",
         "container keys name where a call reads or writes (a repository, a channel): private",
         "data written back into the container it was read from, on the same server, is no leak.",
     ]

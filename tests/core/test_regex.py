@@ -10,6 +10,7 @@ from cyclops.core.regex import (
     SafeRegex,
     normalize_path,
     spellings,
+    tool_names,
 )
 
 
@@ -121,6 +122,31 @@ def test_spans_are_offsets_of_the_text_whether_it_is_ascii_or_not(
 )
 def test_a_name_is_also_read_in_snake_case(tool: str, names: tuple[str, ...]) -> None:
     assert spellings(tool) == names
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "names"),
+    [
+        ("slack", "slack_post_message", ("slack_post_message", "post_message")),
+        ("GitHub", "GitHubGetIssue", ("GitHubGetIssue", "GetIssue")),
+        ("github", "GitHubGetIssue", ("GitHubGetIssue", "GetIssue")),
+        ("git-hub", "github_get_issue", ("github_get_issue", "get_issue")),
+        ("notion", "notion-fetch", ("notion-fetch", "fetch")),
+        ("brave-search", "brave_web_search", ("brave_web_search", "web_search")),
+        ("google-calendar", "GoogleCalendarReadEvents", ("GoogleCalendarReadEvents", "ReadEvents")),
+        # the server's name must end at a word's end in the tool's
+        ("mail", "mailbox_list", ("mailbox_list",)),
+        ("git", "github_get_issue", ("github_get_issue",)),
+        # nothing but the server's name, or no prefix at all
+        ("fetch", "fetch", ("fetch",)),
+        ("slack", "post_message", ("post_message",)),
+        ("--", "_x", ("_x",)),
+    ],
+)  # fmt: skip
+def test_a_tool_is_also_known_by_its_name_without_its_servers(
+    server: str, tool: str, names: tuple[str, ...]
+) -> None:
+    assert tool_names(server, tool) == names
 
 
 def test_name_globs_match_either_spelling_and_plain_globs_only_the_name() -> None:

@@ -107,6 +107,12 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("sqlite", "read_query", {"query": "select 1;\n  INSERT INTO log VALUES (2)"}, {S, E}),
         ("sqlite", "read_query", {"query": "SELECT note FROM log WHERE note = 'insert into'"}, {S}),
         ("memory", "search_nodes", {"query": "insert into the table"}, {S}),
+        # a tool named after its server is known by the rest of its name
+        ("GitHub", "GitHubCreateIssue", {"title": "x"}, {E}),
+        ("GitHub", "GitHubDeleteRepository", {"repo": "x"}, {P}),
+        ("Gmail", "GmailSendEmail", {"to": "a@b.example"}, {E}),
+        ("teams", "teams_get_channel_messages", {"channel": "x"}, {U, S}),
+        ("google-calendar", "GoogleCalendarReadEvents", {}, {U, S}),
     ],
 )
 def test_calls_get_the_labels_of_every_matching_rule(
