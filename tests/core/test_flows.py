@@ -573,6 +573,17 @@ def test_a_phone_number_from_a_contact_record_is_linked_in_any_spacing(
     assert flow.leaked_bytes == 12  # the digits
 
 
+@pytest.mark.parametrize("sent", ["+1 415 555 0134", "+14155550134", "+1 (415) 555-0134"])
+def test_a_phone_number_stored_with_its_area_code_in_parentheses_is_linked(
+    prevent: Session, sent: str
+) -> None:
+    record = "Name: Priya Raman | Phone: +1 (415) 555-0134 | Team: logistics"
+    contacts = step("contacts", "search_contacts", {"query": "Priya"}, record)
+    (flow,) = play(prevent, [fetch_page(), contacts, post(f"number: {sent}")])[-1].flows
+    assert flow.flow_class is FlowClass.EXFILTRATION
+    assert flow.leaked_bytes == 11  # the digits
+
+
 def test_a_number_without_a_country_code_is_no_phone_number(prevent: Session) -> None:
     record = '{"observations": ["ticket 318883335730"]}'
     crm = step("memory", "search_nodes", {"query": "tickets"}, record)
