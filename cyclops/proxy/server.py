@@ -204,21 +204,21 @@ class Tap:
             if self._observer is not None:
                 self._observer(upstream.key, decision)
             if not decision.forwards:
-                self._finish(upstream, decision, None, context)
+                self.sessions.finished(upstream, decision, None, context)
                 return denied_result(decision, method)
             if decision.redacted_arguments is not None:
                 forward = {**forward, "arguments": dict(decision.redacted_arguments)}
             try:
                 result = await self._forward(ctx, downstream, method, forward)
             except DownstreamError as exc:
-                self._finish(upstream, decision, None, context)
+                self.sessions.finished(upstream, decision, None, context)
                 return unavailable_result(exc, method)
             except MCPError:
-                self._finish(upstream, decision, None, context)
+                self.sessions.finished(upstream, decision, None, context)
                 raise
             upstream.unread.append((decision.index, result))
             self.sessions.read_soon(upstream)
-            self._finish(upstream, decision, result, context)
+            self.sessions.finished(upstream, decision, result, context)
             return result
 
     def _context(self, upstream: UpstreamSession, call: ToolCall) -> CallContext:
@@ -231,24 +231,6 @@ class Tap:
             roles=upstream.core.roles_of(call.server),
             quarantined=self.sessions.is_quarantined(call.capability),
         )
-
-    def _finish(
-        self,
-        upstream: UpstreamSession,
-        decision: Decision,
-        result: dict[str, Any] | None,
-        context: CallContext,
-    ) -> None:
-        """After each tapped call: the verdict, and the record (``None``: the call did not run)."""
-        if upstream.sink is not None:
-            finding = bool(decision.flows or decision.controls or decision.reasons)
-            upstream.sink.changed(finding=finding or decision.action is not Action.ALLOW)
-        call = decision.call
-        recorder = self.sessions.recorder
-        if recorder is not None:
-            recorder.record(
-                upstream.key, call.server, call.tool, call.arguments, result, context=context
-            )
 
     async def _forward(
         self, ctx: Any, downstream: Downstream, method: str, params: Mapping[str, Any]

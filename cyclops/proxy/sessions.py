@@ -24,7 +24,7 @@ from mcp.server.session import ServerSession
 from .. import guard
 from ..core.patterns import Patterns
 from ..core.session import Session
-from ..core.types import JSON, Capability, Mode
+from ..core.types import JSON, Action, Capability, Decision, Mode
 from ..core.verdict import Verdict
 from ..report.session_json import verdict_json, write_json_atomic
 from ..trace import CallContext, trace_line
@@ -175,6 +175,23 @@ class Sessions:
                 self._tg.start_soon(session.sink.run)
                 log.info("session %s: verdict at %s", key, session.sink.path)
         return session
+
+    def finished(
+        self,
+        session: UpstreamSession,
+        decision: Decision,
+        result: dict[str, Any] | None,
+        context: CallContext,
+    ) -> None:
+        """After each tapped call: the verdict, and the record (``None``: the call did not run)."""
+        if session.sink is not None:
+            finding = bool(decision.flows or decision.controls or decision.reasons)
+            session.sink.changed(finding=finding or decision.action is not Action.ALLOW)
+        if self.recorder is not None:
+            call = decision.call
+            self.recorder.record(
+                session.key, call.server, call.tool, call.arguments, result, context=context
+            )
 
     def read_soon(self, session: UpstreamSession) -> None:
         """Have ``session``'s core read its unread results once the event loop has sent the
