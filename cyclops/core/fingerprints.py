@@ -54,6 +54,7 @@ __all__ = ["FingerprintIndex", "Segment"]
 _K = TypeVar("_K", int, str)
 _OFFSET_BITS = 24  # packed posting: segment id << 24 | offset
 _OFFSET_MASK = (1 << _OFFSET_BITS) - 1
+_PIECE_EDGES = " \t\r\n.,;:!?\"'()[]{}<>"
 
 
 @dataclass
@@ -238,6 +239,13 @@ class FingerprintIndex:
 
     def segment(self, seg_id: int) -> Segment | None:
         return self._segments.get(seg_id)
+
+    def piece(self, hit: Hit) -> str:
+        """The private text a hit found (its value, for a high-value hit)."""
+        if hit.kind is HitKind.HIGH_VALUE:
+            return hit.value
+        segment = self._segments.get(hit.segment)
+        return segment.text[hit.start : hit.end].strip(_PIECE_EDGES) if segment is not None else ""
 
     # -- looking up -----------------------------------------------------------------------------
 

@@ -22,24 +22,22 @@ from itertools import islice
 
 import networkx as nx
 
-from .arguments import ArgLeaf, cut_out, parent_domains, subdomain, url_host, url_payload
+from .argmatch import ArgumentMatcher
+from .arguments import ArgLeaf
 from .canon import clean, matchable
-from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex
-from .hits import Hit, HitKind
-from .leak import outermost
+from .hits import Hit
 from .matches import ArgumentMatch, CallShape
 from .rules import Patterns
 from .secretscan import high_values
 from .types import ArgPath, Capability, Container, Label
-from .unmask import DEFAULT_LIMITS, SINK_LIMITS, UnmaskLimits, unmask
+from .unmask import UnmaskLimits, unmask
 
 __all__ = ["ArgumentMatch", "CallShape", "EdgeKind", "Provenance"]
 
 
 # In a result, only encoded blocks are worth decoding (a base64 secret in a config).
 _RESULT_UNMASK = UnmaskLimits(max_depth=2, short_runs=False, text_decoders=False)
-_EDGES = " \t\r\n.,;:!?\"'()[]{}<>"
 _PUBLIC_RESULTS = 16
 _PUBLIC_CHARS = 65536
 _MAX_IDS = 1024
@@ -55,6 +53,7 @@ class Provenance:
         self._p = patterns
         self.graph: nx.DiGraph[int] = nx.DiGraph()
         self.index = FingerprintIndex(patterns.provenance, patterns.limits.max_fingerprints)
+        self._matcher = ArgumentMatcher(self.index, patterns)
         self._order: deque[int] = deque()
         self.evicted_calls = 0
         self._latest_untrusted: dict[Capability, int] = {}
@@ -100,133 +99,13 @@ class Provenance:
     def match_arguments(
         self, index: int, args: Sequence[ArgLeaf], shape: CallShape
     ) -> list[ArgumentMatch]:
-        """Look every argument up in the index, add data edges, and find secrets.
-
-        A destination argument says *where* data goes: only a URL's path, query and subdomain
-        (``<token>.evil.example``) can carry sensitive content (a reply to the sender of a
-        private mail does not leak the sender's address), and an argument under an opaque-id
-        key (``threadId``) carries none. A page that named a parent domain of the host chose
-        it. The whole value of a destination argument, and of any argument of a privileged
-        call, is also looked up as an identifier taken from untrusted content (``#633``).
-        """
-        matches = []
-        limits = SINK_LIMITS if shape.egress else DEFAULT_LIMITS
-        for leaf in args:
-            match = ArgumentMatch(leaf.path, leaf.path in shape.destinations)
-            value, locator = cut_out(leaf.value, shape.located.get(leaf.path, ()))
-            for n, form in enumerate(unmask(value, limits)):
-                self._match_form(form, match, shape, decoded=n > 0)
-            if locator:
-                self._match_locator(locator, match)
-            if leaf.path in shape.opaque:
-                match.sensitive_hits.clear()
-                match.payloads.clear()
-            elif match.destination:
-                if shape.egress and match.sensitive_hits:
-                    self._drop_held_whole(leaf.value, match)
-                # What the result that chose this destination says about it is the address,
-                # not data (a mail that names where to post): only other results can leak here.
-                steering = match.addressed_by
-                match.sensitive_hits = [h for h in match.sensitive_hits if h.call not in steering]
-            hosts = shape.hosts.get(leaf.path, ()) if shape.egress else ()
-            if hosts and match.sensitive_hits:
-                # Going to a host a private text names is no leak of it (a secret sent as a
-                # subdomain is no host the private text names).
-                match.sensitive_hits = [h for h in match.sensitive_hits if not self._at(h, hosts)]
-            matches.append(match)
+        """Match every argument (see :class:`~cyclops.core.argmatch.ArgumentMatcher`) and add a
+        data edge from each call whose result an argument carries."""
+        matches = self._matcher.match(args, shape)
         for match in matches:
             for call in {hit.call for hit in match.hits}:
                 self._link(call, index, EdgeKind.DATA, match.path)
         return matches
-
-    def _drop_held_whole(self, value: str, match: ArgumentMatch) -> None:
-        """A destination a private text holds whole (a link with its password, a wiki page, an
-        account paid before) is where that text points: following it sends its path and query
-        back to the host that made them. No leak, and no secret sent, of that text."""
-        link = matchable(clean(value)).strip()
-        texts = {h.segment: self.index.segment(h.segment) for h in match.sensitive_hits}
-        holders = {i for i, seg in texts.items() if seg is not None and link in seg.text}
-        if holders:
-            match.sensitive_hits = [h for h in match.sensitive_hits if h.segment not in holders]
-            match.secrets.clear()
-
-    def _at(self, hit: Hit, hosts: Collection[str]) -> bool:
-        """Whether ``hit`` is a piece of one of ``hosts`` that its private text names whole."""
-        piece, segment = self.piece(hit), self.index.segment(hit.segment)
-        text = segment.text if segment is not None else ""
-        return bool(piece) and any(piece in host and host in text for host in hosts)
-
-    def _match_form(self, form: str, match: ArgumentMatch, shape: CallShape, decoded: bool) -> None:
-        cleaned = clean(form)
-        text = matchable(cleaned)
-        # A destination takes only untrusted hits from here (its payload is matched below).
-        wanted = Label.UNTRUSTED if match.destination else None
-        found = list(self.index.fragments(text, wanted))
-        match.untrusted_hits.extend(h for h in found if Label.UNTRUSTED in h.labels)
-        if not match.destination:
-            match.sensitive_hits.extend(self._outermost(found))
-        if match.destination:
-            # A URL is an address and a payload; a decoded form that is no URL came out of a
-            # payload (the address is never encoded); anything else is an address.
-            payload = url_payload(cleaned) if "://" in cleaned or not decoded else cleaned
-            # Cut from ``cleaned``, of which the payload is a suffix (``text`` is shorter
-            # wherever separators were merged).
-            address = matchable(cleaned[: len(cleaned) - len(payload)])
-            host = matchable(url_host(cleaned))
-            hosts = locators(address) | set(parent_domains(host))
-            named = list(self.index.exact(hosts, HitKind.LOCATOR))
-            match.untrusted_hits.extend(named)
-            match.addressed_by.update(h.call for h in named)
-            if payload and shape.egress:
-                self._match_sensitive(payload, match)
-            carried = subdomain(host) if shape.egress else ""
-            if carried:
-                self._match_sensitive(carried, match)
-        elif shape.egress:
-            self._match_sensitive(cleaned, match, fragments=False)
-        tokens = identifiers(text)
-        whole = identifier(text) if match.destination or shape.privileged else None
-        if whole is not None:
-            tokens.add(whole)
-        hits = [h for h in self.index.exact(tokens, HitKind.LOCATOR) if Label.UNTRUSTED in h.labels]
-        match.untrusted_hits.extend(hits)
-        if match.destination:
-            # Identifiers in the address (a channel, a recipient) name it; in the payload (a
-            # URL's query, or what was decoded out of it) they are data.
-            named_ids = {v for v in tokens if v in address} if address else set()
-            if whole is not None and (not decoded or "://" in cleaned):
-                named_ids.add(whole)  # the whole address, as an untrusted result wrote it
-            match.addressed_by.update(h.call for h in hits if h.value in named_ids)
-        if shape.scan is not None:
-            match.secrets.extend(shape.scan.scan(cleaned))
-
-    def _match_locator(self, value: str, match: ArgumentMatch) -> None:
-        """Which records a call changes (a WHERE clause) carries no data to anyone: only what
-        untrusted content chose there is looked for."""
-        text = matchable(clean(value))
-        match.untrusted_hits.extend(self.index.fragments(text, Label.UNTRUSTED))
-        tokens = identifiers(text)
-        if (whole := identifier(text)) is not None:
-            tokens.add(whole)
-        hits = self.index.exact(tokens, HitKind.LOCATOR)
-        match.untrusted_hits.extend(h for h in hits if Label.UNTRUSTED in h.labels)
-
-    def _match_sensitive(self, cleaned: str, match: ArgumentMatch, fragments: bool = True) -> None:
-        """Sensitive pieces of ``cleaned`` (whole words and values, not only fragments)."""
-        text = matchable(cleaned)
-        match.payloads.append(text)
-        found = self._outermost(self.index.fragments(text)) if fragments else []
-        found += self.index.shingles(text)
-        values = [hv.value for hv in high_values(self._p.provenance.high_value, cleaned)]
-        found += self.index.exact(values, HitKind.HIGH_VALUE)
-        match.sensitive_hits.extend(h for h in found if Label.SENSITIVE in h.labels)
-
-    def _outermost(self, fragments: Iterable[Hit]) -> list[Hit]:
-        return outermost((h for h in fragments if Label.SENSITIVE in h.labels), self._family)
-
-    def _family(self, hit: Hit) -> int:
-        segment = self.index.segment(hit.segment)
-        return segment.family if segment is not None else -1
 
     def add_influence(self, index: int) -> list[int]:
         """Link ``index`` to the latest call of every untrusted capability seen so far."""
@@ -285,10 +164,7 @@ class Provenance:
 
     def piece(self, hit: Hit) -> str:
         """The private text a hit found (its value, for a high-value hit)."""
-        if hit.kind is HitKind.HIGH_VALUE:
-            return hit.value
-        segment = self.index.segment(hit.segment)
-        return segment.text[hit.start : hit.end].strip(_EDGES) if segment is not None else ""
+        return self.index.piece(hit)
 
     def _container(self, index: int) -> tuple[str, Container] | None:
         """The server and container call ``index`` reads or writes in; None if it names none."""
