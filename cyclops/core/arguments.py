@@ -21,6 +21,7 @@ __all__ = [
     "subdomain",
     "url_host",
     "url_payload",
+    "urls_in",
 ]
 
 _MAX_DEPTH = 64
@@ -76,18 +77,24 @@ def hosts_in(value: str, *, bare: bool) -> Iterator[str]:
     """
     text = value.strip()
     found = False
-    for match in _URL.finditer(text):
-        host = _hostname(match.group())
-        if host:
-            found = True
-            yield host
+    for _, host in urls_in(text):
+        found = True
+        yield host
     if bare and not found:
         if _BARE_HOST.match(text):
-            host = _hostname("//" + text)
-            if host:
-                yield host
+            bare_host = _hostname("//" + text)
+            if bare_host:
+                yield bare_host
         for email in _EMAIL.finditer(text):
             yield email.group(1).lower()
+
+
+def urls_in(value: str) -> Iterator[tuple[str, str]]:
+    """Every URL in ``value`` that names a host, with its host (lower case)."""
+    for match in _URL.finditer(value):
+        host = _hostname(match.group())
+        if host:
+            yield match.group(), host
 
 
 _SIMPLE_COMMANDS = re.compile(r"[|;&()`\n]+|\$\(")

@@ -7,6 +7,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from .hits import Hit
+from .regex import GlobSet
 from .secretscan import SecretFinding, SecretScanner
 from .types import ArgPath
 
@@ -29,6 +30,8 @@ class CallShape:
     """The secret rules to run, if any."""
     hosts: Mapping[ArgPath, Collection[str]] = field(default_factory=dict)
     """Per argument, the hosts it points at (a URL's, a command line's): where the call goes."""
+    home_hosts: GlobSet | None = None
+    """The hosts the call's own service serves from (its roles' ``hosts``), if it names any."""
     located: Mapping[ArgPath, Collection[tuple[int, int]]] = field(default_factory=dict)
     """Per argument, spans of its value that say which records the call changes (a WHERE
     clause): they carry no data out."""
@@ -47,6 +50,10 @@ class ArgumentMatch:
     """For a destination: the untrusted results that name its address (not its payload)."""
     payloads: list[str] = field(default_factory=list)
     """Of an egress call: the matchable forms of what the argument carries as data."""
+    outbound_hits: list[Hit] = field(default_factory=list)
+    """Of an egress call's payload: sensitive hits inside the URLs it carries to hosts outside
+    the allowlist. They reach that host wherever the message is written (a comment's image is
+    fetched when it is shown), so being written back where they were read does not excuse them."""
 
     @property
     def hits(self) -> list[Hit]:

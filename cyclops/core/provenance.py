@@ -128,14 +128,18 @@ class Provenance:
 
     def private_hits_of(self, index: int, matches: Iterable[ArgumentMatch]) -> list[Hit]:
         """:meth:`private_hits` of the sensitive hits of ``matches`` of call ``index``."""
-        return self.private_hits(index, (h for m in matches for h in m.sensitive_hits))
+        sensitive = [h for m in matches for h in m.sensitive_hits]
+        return self.private_hits(index, sensitive, [h for m in matches for h in m.outbound_hits])
 
-    def private_hits(self, index: int, hits: Iterable[Hit]) -> list[Hit]:
+    def private_hits(
+        self, index: int, hits: Iterable[Hit], outbound: Iterable[Hit] = ()
+    ) -> list[Hit]:
         """The sensitive hits of call ``index`` that carry private data, without three kinds
         of piece:
 
         - *returned*: read by a call of the same server in the same container (a repository,
-          a channel) the call writes in: it reaches no one who could not read it there;
+          a channel) the call writes in: it reaches no one who could not read it there; but
+          not the ``outbound`` hits (inside a URL the call carries to another host);
         - *public*: already in a public (untrusted, not private) result before the private one
           (quoting a web page that a mail also quotes leaks nothing);
         - *vocabulary*: found in more than ``max_private_sources`` different private texts of
@@ -145,6 +149,7 @@ class Provenance:
         home = self._container(index)
         if home is not None:
             hits = [hit for hit in hits if self._container(hit.call) != home]
+            hits += [hit for hit in outbound if self._container(hit.call) == home]
         pieces = [(hit, self.piece(hit)) for hit in hits]
         texts: dict[str, set[int]] = {}
         for hit, piece in pieces:

@@ -35,6 +35,9 @@ class Role:
     container_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Arguments that together name where a call reads or writes (a repository, a channel):
     private data written back where it was read reaches no one it had not reached."""
+    hosts: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Hosts the role's service itself serves from: a link to one in a message written back
+    into a container (a file of the repository) sends what it carries nowhere else."""
 
 
 @dataclass(frozen=True)

@@ -146,7 +146,7 @@ class Session:
         self._prov.add_call(index, call.capability, labels, container)
         self._prov.add_influence(index)
         egress = Label.EGRESS in labels
-        shape = self._labeller.call_shape(args, labels, arg_labels)
+        shape = self._labeller.call_shape(call.capability, args, labels, arg_labels)
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}

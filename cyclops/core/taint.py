@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from .arguments import ArgLeaf, command_hosts, hosts_in
 from .matches import CallShape
-from .regex import RegexError, SafeRegex, normalize_path, tool_names
+from .regex import GlobSet, RegexError, SafeRegex, normalize_path, tool_names
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
 from .types import ArgPath, Capability, Container, Label
@@ -68,6 +68,7 @@ class Labeller:
         self._markers = _any_of(patterns.untrusted_markers)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
+        self._home_hosts = lru_cache(maxsize=1024)(self._hosts_of_roles)
 
     def learn_tools(self, server: str, tools: Iterable[str]) -> None:
         """Tools a server offers (listed, or seen called): a signature tool names its role."""
@@ -86,6 +87,7 @@ class Labeller:
     def _roles_changed(self) -> None:
         self.static_labels.cache_clear()
         self._is_container_key.cache_clear()
+        self._home_hosts.cache_clear()
 
     def declare_roles(self, server: str, roles: Iterable[str]) -> None:
         """More declared roles for ``server`` (a replay restores what the proxy had)."""
@@ -118,6 +120,11 @@ class Labeller:
             if leaf.path == leaf.key and self._is_container_key(capability.server, leaf.key)
         }
         return tuple(sorted(found))
+
+    def _hosts_of_roles(self, server: str) -> GlobSet | None:
+        """The hosts ``server``'s roles serve from (their ``hosts``); None if they name none."""
+        globs = [glob for role in self.roles_of(server) for glob in role.hosts.patterns]
+        return GlobSet(tuple(dict.fromkeys(globs))) if globs else None
 
     def _container_key(self, server: str, key: str) -> bool:
         return any(role.container_keys.matches_name(key) for role in self.roles_of(server))
@@ -169,7 +176,11 @@ class Labeller:
         return tuple(dict.fromkeys(h.lower() for h in hosts))
 
     def call_shape(
-        self, args: Sequence[ArgLeaf], labels: frozenset[Label], found: ArgumentLabels
+        self,
+        capability: Capability,
+        args: Sequence[ArgLeaf],
+        labels: frozenset[Label],
+        found: ArgumentLabels,
     ) -> CallShape:
         """What matching the arguments of a call labelled ``labels`` needs to know of it."""
         egress = Label.EGRESS in labels
@@ -180,6 +191,7 @@ class Labeller:
             privileged=Label.PRIVILEGED in labels,
             scan=self._secrets if egress else None,
             hosts=found.hosts,
+            home_hosts=self._home_hosts(capability.server) if egress else None,
             located=found.located,
         )
 

@@ -118,6 +118,8 @@ def _role(role: Role) -> list[str]:
     ]
     if role.container_keys.patterns:
         lines.append(f"- Container keys: {_globs(role.container_keys)}")
+    if role.hosts.patterns:
+        lines.append(f"- Its own hosts: {_globs(role.hosts)}")
     lines.append("")
     rows = [(_code(glob.pattern, in_table=True), _labels(labels)) for glob, labels in role.tools]
     return lines + (_table(("tool glob", "labels"), rows) if rows else ["No tool rules."])
