@@ -25,11 +25,13 @@ import networkx as nx
 from .argmatch import ArgumentMatcher
 from .arguments import ArgLeaf
 from .canon import clean, matchable
+from .distinctive import secret_like
 from .fingerprints import FingerprintIndex
 from .hits import Hit
 from .matches import ArgumentMatch, CallShape
 from .rules import Patterns
 from .secretscan import high_values
+from .text import has_letters_and_digits
 from .types import ArgPath, Capability, Container, Label
 from .unmask import UnmaskLimits, unmask
 
@@ -144,7 +146,8 @@ class Provenance:
           (quoting a web page that a mail also quotes leaks nothing);
         - *vocabulary*: found in more than ``max_private_sources`` different private texts of
           the session (``collections.abc`` in every file of a code base is no one's secret;
-          the same file read again is not a different text).
+          the same file read again is not a different text); but a secret-like piece is never
+          vocabulary (one database password in ``.env``, the compose file and the settings).
         """
         home = self._container(index)
         if home is not None:
@@ -156,11 +159,13 @@ class Provenance:
             segment = self.index.segment(hit.segment)
             if piece and segment is not None:
                 texts.setdefault(piece, set()).add(hash(segment.text))
-        limit = self._p.provenance.max_private_sources
+        limit, entropy = self._p.provenance.max_private_sources, self._p.provenance.secret_entropy
         return [
             hit
             for hit, piece in pieces
-            if piece and len(texts[piece]) <= limit and not self._is_public(hit.call, piece)
+            if piece
+            and (len(texts[piece]) <= limit or _holds_secret(piece, entropy))
+            and not self._is_public(hit.call, piece)
         ]
 
     @property
@@ -265,3 +270,16 @@ class Provenance:
             yield from unmask(text, _RESULT_UNMASK)
         else:
             yield text
+
+
+_SECRET_PART = 12
+
+
+def _holds_secret(piece: str, entropy: float) -> bool:
+    """Whether ``piece`` holds a secret-like part of letters and digits (a password, a key):
+    no vocabulary, however many private texts hold it."""
+    return any(
+        b - a >= _SECRET_PART and has_letters_and_digits(token[a:b])
+        for token in piece.split()
+        for a, b in secret_like(token, entropy)
+    )

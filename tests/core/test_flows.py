@@ -584,6 +584,37 @@ def test_a_phone_number_stored_with_its_area_code_in_parentheses_is_linked(
     assert flow.leaked_bytes == 11  # the digits
 
 
+PASSWORD = "Zq8vN3xR7mLw2Kp5"
+CONFIGS = [
+    f"DB_HOST=db.internal\nDB_PASS={PASSWORD}\n",
+    f"services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: {PASSWORD}\n",
+    f"DATABASES = {{'default': {{'PASSWORD': '{PASSWORD}'}}}}\n",
+    f"stringData:\n  password: {PASSWORD}\n",
+    f"[client]\npassword = {PASSWORD}\n",
+]
+
+
+def read_configs(texts: list[str]) -> list[Step]:
+    return [
+        step("filesystem", "read_text_file", {"path": f"/srv/app/conf{i}"}, text)
+        for i, text in enumerate(texts)
+    ]
+
+
+def test_a_password_found_in_many_config_files_is_still_private(prevent: Session) -> None:
+    steps = [fetch_page(), *read_configs(CONFIGS), post(f"p={PASSWORD}")]
+    decision = play(prevent, steps)[-1]
+    assert decision.action is Action.DENY
+    assert FlowClass.EXFILTRATION in {f.flow_class for f in decision.flows}
+
+
+def test_a_name_every_private_file_holds_is_vocabulary(prevent: Session) -> None:
+    shared = "from billing.ledger_cursor import settle_refund_batch"
+    files = [f"{shared}\n# module {name}\n" for name in ("a", "b", "c", "d")]
+    decision = play(prevent, [fetch_page(), *read_configs(files), post(shared)])[-1]
+    assert (decision.action, decision.leaked_bytes) == (Action.ALLOW, 0)
+
+
 def test_a_number_without_a_country_code_is_no_phone_number(prevent: Session) -> None:
     record = '{"observations": ["ticket 318883335730"]}'
     crm = step("memory", "search_nodes", {"query": "tickets"}, record)
