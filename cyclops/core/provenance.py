@@ -278,8 +278,9 @@ _SECRET_PART = 12
 def _holds_secret(piece: str, entropy: float) -> bool:
     """Whether ``piece`` holds a secret-like part of letters and digits (a password, a key):
     no vocabulary, however many private texts hold it."""
+    candidates = [t for t in piece.split() if len(t) >= _SECRET_PART and has_letters_and_digits(t)]
     return any(
         b - a >= _SECRET_PART and has_letters_and_digits(token[a:b])
-        for token in piece.split()
+        for token in candidates
         for a, b in secret_like(token, entropy)
     )
