@@ -4,7 +4,9 @@ Rules:
 
 1. What is counted is the source's text: the union of the spans of a sensitive result that an
    egress call carried, in any argument and any decoded form. A result and its own decoded forms
-   are one *family*: the same bytes in two forms count once (the best form counts).
+   are one *family*: the same bytes in two forms count once (the best form counts). The same
+   bytes sent, found in several results (one password in three files), count once, for the
+   earliest result (see ``Provenance.private_hits``).
 2. Whitespace and common words inside a span do not count.
 3. A family is *significant* in a call when it carries at least ``min_call_bytes`` there, or
    when what its destination has received of it adds up to ``drip_bytes`` (a secret sent a few

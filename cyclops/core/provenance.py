@@ -148,6 +148,9 @@ class Provenance:
           the session (``collections.abc`` in every file of a code base is no one's secret;
           the same file read again is not a different text); but a secret-like piece is never
           vocabulary (one database password in ``.env``, the compose file and the settings).
+
+        The same piece sent at the same place, found in several private texts, is kept once:
+        the earliest text's.
         """
         home = self._container(index)
         if home is not None:
@@ -160,13 +163,19 @@ class Provenance:
             if piece and segment is not None:
                 texts.setdefault(piece, set()).add(hash(segment.text))
         limit, entropy = self._p.provenance.max_private_sources, self._p.provenance.secret_entropy
-        return [
-            hit
+        kept = [
+            (hit, piece)
             for hit, piece in pieces
             if piece
             and (len(texts[piece]) <= limit or _holds_secret(piece, entropy))
             and not self._is_public(hit.call, piece)
         ]
+        # The same bytes sent, found in several private texts (one password in three files),
+        # are one leak: the earliest text's.
+        first: dict[tuple[str, int], Hit] = {}
+        for hit, piece in sorted(kept, key=lambda item: item[0].segment):
+            first.setdefault((piece, hit.at), hit)
+        return [hit for hit, piece in kept if first[(piece, hit.at)] is hit]
 
     @property
     def patterns(self) -> Patterns:

@@ -601,11 +601,16 @@ def read_configs(texts: list[str]) -> list[Step]:
     ]
 
 
-def test_a_password_found_in_many_config_files_is_still_private(prevent: Session) -> None:
-    steps = [fetch_page(), *read_configs(CONFIGS), post(f"p={PASSWORD}")]
+@pytest.mark.parametrize("files", [1, 2, len(CONFIGS)])
+def test_a_password_found_in_many_config_files_is_still_private_and_counted_once(
+    prevent: Session, files: int
+) -> None:
+    steps = [fetch_page(), *read_configs(CONFIGS[:files]), post(f"p={PASSWORD}")]
     decision = play(prevent, steps)[-1]
     assert decision.action is Action.DENY
-    assert FlowClass.EXFILTRATION in {f.flow_class for f in decision.flows}
+    (flow,) = decision.flows
+    assert flow.flow_class is FlowClass.EXFILTRATION
+    assert (flow.leaked_bytes, decision.leaked_bytes) == (len(PASSWORD), len(PASSWORD))
 
 
 def test_a_name_every_private_file_holds_is_vocabulary(prevent: Session) -> None:
