@@ -13,7 +13,8 @@ Rules:
 3. Each yields nothing where its pattern is absent: a value with no run of spaced characters
    gets no spaced-out reading, and one without a key-like token (12 or more characters of a
    key's alphabet, letters and digits) is not read reversed or in ROT13. A run read as Base85
-   or Ascii85 must decode to printable text (most runs of symbols decode to noise).
+   or Ascii85 must decode to printable text (most runs of symbols decode to noise); a run of
+   one case of letters alone, or of digits alone, is not tried.
 """
 
 from __future__ import annotations
@@ -50,7 +51,6 @@ _OCTETS = re.compile(r"(?<![01])0[01]{7}(?:[ ,]?0[01]{7}){7,}(?![01])")
 # A run of 15 or more printable characters (the Base85 and Ascii85 alphabets together) with a
 # symbol in it (text encoded so has symbols; letters and digits alone are base64's business).
 _BASE85_RUN = re.compile(r"[!-~]{15,}")
-_SYMBOL = re.compile(r"[!-/:-@\[-`{-~]")
 
 
 def _turned(text: str) -> Iterator[str]:
@@ -107,8 +107,8 @@ def _base85(text: str) -> Iterator[str]:
 
 def _decoded_run(run: re.Match[str]) -> str:
     found = run.group()
-    if not _SYMBOL.search(found):
-        return found
+    if found.isdigit() or (found.isalpha() and (found.islower() or found.isupper())):
+        return found  # one plain word or number (a key's Base85 may hold no symbol: 1 in 100)
     plain = _b85(found)
     if plain is None:
         plain = _a85(found)
