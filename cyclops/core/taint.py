@@ -6,9 +6,12 @@ Rules:
 1. A server's roles are those the operator declared (downstream.toml), every role whose
    ``servers`` globs match its name, and every role one of whose ``signatures`` matches a tool
    the server offers (listed up front, or seen called).
-2. A call's labels are the union of: every tool-glob rule of every role of its server; every
-   argument rule whose key and tool globs match and whose path globs match a value (any depth);
-   the egress URL rule (a URL to a host not allowed) — and nothing else.
+2. A call's labels are the union of: every tool-glob rule of every role of its server (a glob
+   matches the tool's name, or that name without a leading copy of the server's: see
+   ``regex.tool_names``); every argument rule whose key and tool globs match and whose path
+   globs or value regexes match a value (any depth); the egress URL rule (a URL to a host not
+   allowed) — and nothing else. An argument rule's locator regexes mark the part of a value
+   that says which records the call changes (``ArgumentLabels.located``).
 3. A result's labels add to its call's: untrusted when an untrusted marker matches, sensitive
    when a secret rule matches.
 """
