@@ -14,6 +14,7 @@ __all__ = [
     "ArgLeaf",
     "command_hosts",
     "cut_out",
+    "emails_in",
     "hosts_in",
     "leaves",
     "parent_domains",
@@ -87,6 +88,11 @@ def hosts_in(value: str, *, bare: bool) -> Iterator[str]:
                 yield bare_host
         for email in _EMAIL.finditer(text):
             yield email.group(1).lower()
+
+
+def emails_in(value: str) -> set[str]:
+    """The e-mail addresses in ``value``, case-folded."""
+    return {match.group().casefold() for match in _EMAIL.finditer(value)}
 
 
 def urls_in(value: str) -> Iterator[tuple[str, str]]:

@@ -30,6 +30,8 @@ class CallShape:
     """The secret rules to run, if any."""
     hosts: Mapping[ArgPath, Collection[str]] = field(default_factory=dict)
     """Per argument, the hosts it points at (a URL's, a command line's): where the call goes."""
+    recipients: frozenset[str] = frozenset()
+    """The e-mail addresses the call's destination arguments name."""
     home_hosts: GlobSet | None = None
     """The hosts the call's own service serves from (its roles' ``hosts``), if it names any."""
     located: Mapping[ArgPath, Collection[tuple[int, int]]] = field(default_factory=dict)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from typing import Any
 
 from .checks import CHECKS, Check
@@ -47,6 +48,7 @@ __all__ = [
 SUPPORTED_VERSION = 1
 _LABELS = [label.value for label in Label]
 _FLOW_ACTIONS = list(Action)
+_FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 
 
 def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
@@ -148,10 +150,19 @@ def _roles(table: TableReader) -> tuple[Role, ...]:
         tools.finish()
         servers, signatures = _globs(role, "servers"), _globs(role, "signatures")
         containers, hosts = _globs(role, "container_keys"), _globs(role, "hosts")
-        roles.append(Role(name, servers, tuple(rules), signatures, containers, hosts))
+        fields = _field_names(role, "sender_fields"), _field_names(role, "recipient_fields")
+        roles.append(Role(name, servers, tuple(rules), signatures, containers, hosts, *fields))
         role.finish()
     table.finish()
     return tuple(roles)
+
+
+def _field_names(reader: TableReader, key: str) -> tuple[str, ...]:
+    names = reader.strings(key, ())
+    for name in names:
+        if not _FIELD_NAME.fullmatch(name):
+            reader.fail(key, name, "not a header field name", "use letters, digits, - and _")
+    return tuple(name.casefold() for name in names)
 
 
 def _argument_rule(rule: TableReader) -> ArgumentRule:

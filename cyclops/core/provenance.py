@@ -86,6 +86,11 @@ class Provenance:
         if index in self.graph:
             self.graph.nodes[index].update(labels=labels, instructed=instructed)
 
+    def set_audience(self, index: int, audience: frozenset[str]) -> None:
+        """The addresses the result of call ``index``, one message, was from and to."""
+        if index in self.graph and audience:
+            self.graph.nodes[index]["audience"] = audience
+
     def labels(self, index: int) -> frozenset[Label]:
         if index not in self.graph:
             return frozenset()
@@ -128,10 +133,20 @@ class Provenance:
         if path is not None:
             data["arguments"].add(path)
 
-    def private_hits_of(self, index: int, matches: Iterable[ArgumentMatch]) -> list[Hit]:
-        """:meth:`private_hits` of the sensitive hits of ``matches`` of call ``index``."""
+    def private_hits_of(
+        self, index: int, matches: Iterable[ArgumentMatch], recipients: frozenset[str] = frozenset()
+    ) -> list[Hit]:
+        """:meth:`private_hits` of the sensitive hits of ``matches`` of call ``index``, sent to
+        ``recipients`` (the e-mail addresses its destinations name): a message's words sent back
+        to the people it was from and to only (a reply quoting the mail it answers) are none."""
         sensitive = [h for m in matches for h in m.sensitive_hits]
+        if recipients:
+            sensitive = [h for h in sensitive if not recipients <= self._audience(h.call)]
         return self.private_hits(index, sensitive, [h for m in matches for h in m.outbound_hits])
+
+    def _audience(self, index: int) -> frozenset[str]:
+        node = self.graph.nodes.get(index)
+        return node.get("audience", frozenset()) if node is not None else frozenset()
 
     def private_hits(
         self, index: int, hits: Iterable[Hit], outbound: Iterable[Hit] = ()

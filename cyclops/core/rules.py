@@ -38,6 +38,10 @@ class Role:
     hosts: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Hosts the role's service itself serves from: a link to one in a message written back
     into a container (a file of the repository) sends what it carries nowhere else."""
+    sender_fields: tuple[str, ...] = ()
+    recipient_fields: tuple[str, ...] = ()
+    """Header fields (``From:``, ``"to":``) of a result that is one message: the addresses on
+    them are its audience, and what it says sent back to them only is no leak."""
 
 
 @dataclass(frozen=True)

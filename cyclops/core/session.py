@@ -154,7 +154,7 @@ class Session:
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
         facts = CallFacts(index, call.capability, labels, matches, destination, private_reference)
-        hits = self._prov.private_hits_of(index, matches) if egress else []
+        hits = self._prov.private_hits_of(index, matches, shape.recipients) if egress else []
         if egress:
             hits += continued(self._prov, matches, hits, self._ledger.latest(destination))
             hits += preceded(self._prov, hits, self._ledger, destination)
@@ -229,6 +229,8 @@ class Session:
         for label in facts.labels - call_labels:
             self._by_label[label] += 1
         self._prov.set_labels(index, call_labels | facts.labels, instructed=facts.instructed)
+        if Label.SENSITIVE in facts.labels and (capability := self._prov.capability(index)):
+            self._prov.set_audience(index, self._labeller.audience(capability.server, result.texts))
         self._prov.add_result(index, facts.labels, result.texts, result.ids, facts.secrets)
 
     def observe_json(self, index: int, result: JSON) -> None:

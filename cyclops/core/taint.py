@@ -18,11 +18,12 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .arguments import ArgLeaf, command_hosts, hosts_in
+from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in
 from .matches import CallShape
 from .regex import GlobSet, RegexError, SafeRegex, normalize_path, tool_names
 from .rules import ArgumentRule, Patterns, Role
@@ -32,6 +33,8 @@ from .types import ArgPath, Capability, Container, Label
 __all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
 
 Spans = tuple[tuple[int, int], ...]
+_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
+_HEADER_CHARS = 65536  # a message's fields are near its start; a huge result is not read whole
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class Labeller:
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
         self._home_hosts = lru_cache(maxsize=1024)(self._hosts_of_roles)
+        self._field_lines = lru_cache(maxsize=1024)(self._field_pattern)
 
     def learn_tools(self, server: str, tools: Iterable[str]) -> None:
         """Tools a server offers (listed, or seen called): a signature tool names its role."""
@@ -91,6 +95,7 @@ class Labeller:
         self.static_labels.cache_clear()
         self._is_container_key.cache_clear()
         self._home_hosts.cache_clear()
+        self._field_lines.cache_clear()
 
     def declare_roles(self, server: str, roles: Iterable[str]) -> None:
         """More declared roles for ``server`` (a replay restores what the proxy had)."""
@@ -123,6 +128,36 @@ class Labeller:
             if leaf.path == leaf.key and self._is_container_key(capability.server, leaf.key)
         }
         return tuple(sorted(found))
+
+    def audience(self, server: str, texts: Sequence[str]) -> frozenset[str]:
+        """The addresses a result of ``server`` that is one message (one line of its roles'
+        ``sender_fields``) was from and to: those on its sender and recipient fields before
+        the first blank line (a ``To:`` line in the body is no field); empty for a listing of
+        several messages, or for servers of other roles."""
+        pattern = self._field_lines(server)
+        if pattern is None:
+            return frozenset()
+        text = "\n".join(texts)[:_HEADER_CHARS]
+        fields = list(pattern.finditer(text))
+        if sum(1 for m in fields if m["sender"]) != 1:
+            return frozenset()
+        blank = _BLANK_LINE.search(text)
+        head_end = blank.start() if blank else len(text)
+        return frozenset(
+            address for m in fields if m.start() < head_end for address in emails_in(m["value"])
+        )
+
+    def _field_pattern(self, server: str) -> re.Pattern[str] | None:
+        roles = self.roles_of(server)
+        senders = [f for role in roles for f in role.sender_fields]
+        recipients = [f for role in roles for f in role.recipient_fields]
+        if not senders:
+            return None
+        names = "|".join(map(re.escape, senders))
+        others = "|".join(map(re.escape, recipients)) or "(?!)"
+        return re.compile(
+            rf"""(?im)^[ \t]*["']?(?:(?P<sender>{names})|{others})["']?[ \t]*[:=](?P<value>.*)$"""
+        )
 
     def _hosts_of_roles(self, server: str) -> GlobSet | None:
         """The hosts ``server``'s roles serve from (their ``hosts``); None if they name none."""
@@ -187,13 +222,15 @@ class Labeller:
     ) -> CallShape:
         """What matching the arguments of a call labelled ``labels`` needs to know of it."""
         egress = Label.EGRESS in labels
+        destinations = [a for a in args if self.is_destination(a)]
         return CallShape(
-            destinations=frozenset(a.path for a in args if self.is_destination(a)),
+            destinations=frozenset(a.path for a in destinations),
             opaque=frozenset(a.path for a in args if self.is_opaque_key(a.key)),
             egress=egress,
             privileged=Label.PRIVILEGED in labels,
             scan=self._secrets if egress else None,
             hosts=found.hosts,
+            recipients=frozenset(e for a in destinations for e in emails_in(a.value)),
             home_hosts=self._home_hosts(capability.server) if egress else None,
             located=found.located,
         )

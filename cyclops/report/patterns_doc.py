@@ -120,6 +120,9 @@ def _role(role: Role) -> list[str]:
         lines.append(f"- Container keys: {_globs(role.container_keys)}")
     if role.hosts.patterns:
         lines.append(f"- Its own hosts: {_globs(role.hosts)}")
+    if role.sender_fields:
+        fields = _codes((*role.sender_fields, *role.recipient_fields))
+        lines.append(f"- Fields naming a message's audience: {fields}")
     lines.append("")
     rows = [(_code(glob.pattern, in_table=True), _labels(labels)) for glob, labels in role.tools]
     return lines + (_table(("tool glob", "labels"), rows) if rows else ["No tool rules."])
