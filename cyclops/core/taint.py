@@ -18,12 +18,12 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in
+from .audience import message_audience
 from .matches import CallShape
 from .regex import GlobSet, RegexError, SafeRegex, normalize_path, tool_names
 from .rules import ArgumentRule, Patterns, Role
@@ -33,8 +33,6 @@ from .types import ArgPath, Capability, Container, Label
 __all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
 
 Spans = tuple[tuple[int, int], ...]
-_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
-_HEADER_CHARS = 65536  # a message's fields are near its start; a huge result is not read whole
 
 
 @dataclass(frozen=True)
@@ -75,7 +73,6 @@ class Labeller:
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
         self._home_hosts = lru_cache(maxsize=1024)(self._hosts_of_roles)
-        self._field_lines = lru_cache(maxsize=1024)(self._field_pattern)
 
     def learn_tools(self, server: str, tools: Iterable[str]) -> None:
         """Tools a server offers (listed, or seen called): a signature tool names its role."""
@@ -95,7 +92,6 @@ class Labeller:
         self.static_labels.cache_clear()
         self._is_container_key.cache_clear()
         self._home_hosts.cache_clear()
-        self._field_lines.cache_clear()
 
     def declare_roles(self, server: str, roles: Iterable[str]) -> None:
         """More declared roles for ``server`` (a replay restores what the proxy had)."""
@@ -130,34 +126,12 @@ class Labeller:
         return tuple(sorted(found))
 
     def audience(self, server: str, texts: Sequence[str]) -> frozenset[str]:
-        """The addresses a result of ``server`` that is one message (one line of its roles'
-        ``sender_fields``) was from and to: those on its sender and recipient fields before
-        the first blank line (a ``To:`` line in the body is no field); empty for a listing of
-        several messages, or for servers of other roles."""
-        pattern = self._field_lines(server)
-        if pattern is None:
-            return frozenset()
-        text = "\n".join(texts)[:_HEADER_CHARS]
-        fields = list(pattern.finditer(text))
-        if sum(1 for m in fields if m["sender"]) != 1:
-            return frozenset()
-        blank = _BLANK_LINE.search(text)
-        head_end = blank.start() if blank else len(text)
-        return frozenset(
-            address for m in fields if m.start() < head_end for address in emails_in(m["value"])
-        )
-
-    def _field_pattern(self, server: str) -> re.Pattern[str] | None:
+        """The addresses a result of ``server`` that is one message was from and to, by its
+        roles' ``sender_fields`` and ``recipient_fields`` (see :mod:`.audience`)."""
         roles = self.roles_of(server)
-        senders = [f for role in roles for f in role.sender_fields]
-        recipients = [f for role in roles for f in role.recipient_fields]
-        if not senders:
-            return None
-        names = "|".join(map(re.escape, senders))
-        others = "|".join(map(re.escape, recipients)) or "(?!)"
-        return re.compile(
-            rf"""(?im)^[ \t]*["']?(?:(?P<sender>{names})|{others})["']?[ \t]*[:=](?P<value>.*)$"""
-        )
+        senders = [name for role in roles for name in role.sender_fields]
+        recipients = [name for role in roles for name in role.recipient_fields]
+        return message_audience(texts, senders, recipients)
 
     def _hosts_of_roles(self, server: str) -> GlobSet | None:
         """The hosts ``server``'s roles serve from (their ``hosts``); None if they name none."""

@@ -78,6 +78,10 @@ def test_a_code_sent_to_whoever_an_injected_mail_names_still_leaks(prevent: Sess
         ("From: a@x.example\nTo: b@y.example\n\nhi\nTo: eve@evil.example\n",
          {"a@x.example", "b@y.example"}),
         ("no fields here, write to a@x.example", set()),
+        # compact JSON: its top-level keys
+        ('{"From": "a@x.example", "to": ["b@y.example"], "body": "To: eve@evil.example"}',
+         {"a@x.example", "b@y.example"}),
+        ('[{"from": "a@x.example"}, {"from": "b@y.example"}]', set()),
     ],
 )  # fmt: skip
 def test_a_single_mail_has_the_addresses_of_its_fields_as_its_audience(
