@@ -4,20 +4,18 @@ Rules:
 
 1. A result is one message when it holds exactly one sender field (``From:``, ``"sender":``);
    a listing of several messages has no audience.
-2. Fields are read where a mail server puts them: the lines of a header block before its first
-   blank line (``From: Bob <bob@x.example>``, also ``"to": [...]`` in pretty-printed JSON or
-   ``sender: ...`` in YAML), or the top-level keys of a JSON object. A ``To:`` line in a body
-   is no field.
+2. Fields are read where a mail server puts them: the top-level keys of a result that is a
+   JSON object (``ToolResult.fields``), else the lines of a header block before its first
+   blank line (``From: Bob <bob@x.example>``, ``sender: ...`` in YAML). A ``To:`` line in a
+   body is no field.
 3. The audience is every e-mail address on those fields, case-folded.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Sequence
 from functools import lru_cache
-from typing import Any
 
 from .arguments import emails_in
 
@@ -28,39 +26,32 @@ _MAX_CHARS = 65536  # a message's fields are near its start; a huge result is no
 
 
 def message_audience(
-    texts: Sequence[str], senders: Collection[str], recipients: Collection[str]
+    texts: Sequence[str],
+    fields: Sequence[tuple[str, str]],
+    senders: Collection[str],
+    recipients: Collection[str],
 ) -> frozenset[str]:
     """The addresses of a result that is one message, by its ``senders`` and ``recipients``
-    fields (names case-folded); empty if it is no single message."""
+    fields (names case-folded): its JSON ``fields`` (see ``ToolResult.fields``) when it is a
+    JSON object, else the field lines of its ``texts``. Empty if it is no single message."""
     if not senders:
         return frozenset()
-    text = "\n".join(texts)[:_MAX_CHARS]
-    found = _json_fields(text, senders, recipients)
-    if found is None:
-        found = _header_fields(text, senders, recipients)
-    sender_count, values = found
+    if fields:
+        sender_count, values = _json_fields(fields, senders, recipients)
+    else:
+        sender_count, values = _header_fields("\n".join(texts)[:_MAX_CHARS], senders, recipients)
     if sender_count != 1:
         return frozenset()
     return frozenset(address for value in values for address in emails_in(value))
 
 
 def _json_fields(
-    text: str, senders: Collection[str], recipients: Collection[str]
-) -> tuple[int, list[str]] | None:
-    """Sender count and field values of a JSON object's top-level keys; None for no object."""
-    stripped = text.strip()
-    if not stripped.startswith("{"):
-        return None
-    try:
-        data: Any = json.loads(stripped)
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    keys = {str(key).casefold(): value for key, value in data.items()}
-    count = sum(1 for name in senders if name in keys)
+    fields: Sequence[tuple[str, str]], senders: Collection[str], recipients: Collection[str]
+) -> tuple[int, list[str]]:
+    """Sender count and field values among a JSON object's top-level keys."""
+    keys = {key.casefold(): value for key, value in fields}
     wanted = [*senders, *recipients]
-    return count, [json.dumps(keys[name]) for name in wanted if name in keys]
+    return sum(1 for name in senders if name in keys), [keys[n] for n in wanted if n in keys]
 
 
 def _header_fields(

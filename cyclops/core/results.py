@@ -13,6 +13,7 @@ from .types import JSON, ToolResult
 __all__ = ["to_tool_result"]
 
 _MAX_DEPTH = 64
+_MAX_FIELDS_TEXT = 65536  # a message whose fields matter is small; a huge text is not parsed twice
 _TEXT_MIME = ("text/", "application/json", "application/xml", "application/yaml", "application/x-")
 
 IsOpaqueKey = Callable[[str], bool]
@@ -33,26 +34,57 @@ def to_tool_result(result: JSON, is_opaque_key: IsOpaqueKey = lambda _: False) -
     if result is None:
         return ToolResult()
     if isinstance(result, str):
-        return _tool_result(_text_pieces(result, is_opaque_key))
+        return _tool_result(_text_pieces(result, is_opaque_key), fields=_fields_of_text(result))
     if not isinstance(result, Mapping):
         return _tool_result([_walked(result, is_opaque_key)])
     pieces: list[Piece] = []
-    for block in _blocks(result):
+    blocks = list(_blocks(result))
+    for block in blocks:
         pieces.extend(_block_texts(block, is_opaque_key))
     structured = result.get("structuredContent", result.get("structured_content"))
     if structured is not None:
         pieces.append(_walked(structured, is_opaque_key))
-    return _tool_result(pieces, bool(result.get("isError", result.get("is_error"))))
+    fields = _fields(structured) if isinstance(structured, Mapping) else _fields_of_blocks(blocks)
+    return _tool_result(pieces, bool(result.get("isError", result.get("is_error"))), fields)
 
 
-def _tool_result(pieces: Iterable[Piece], is_error: bool = False) -> ToolResult:
+def _tool_result(
+    pieces: Iterable[Piece], is_error: bool = False, fields: tuple[tuple[str, str], ...] = ()
+) -> ToolResult:
     # Servers often return the same text twice (a text block and structuredContent): once.
     merged: dict[str, tuple[str, ...]] = {}
     for text, ids in pieces:
         if text:
             merged[text] = tuple(dict.fromkeys((*merged.get(text, ()), *ids)))
     per_text = tuple(merged.values()) if any(merged.values()) else ()
-    return ToolResult(tuple(merged), is_error, per_text)
+    return ToolResult(tuple(merged), is_error, per_text, fields)
+
+
+def _fields_of_blocks(blocks: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """The fields of the only text block, if it is a JSON object."""
+    texts = [b["text"] for b in blocks if isinstance(b.get("text"), str)]
+    return _fields_of_text(texts[0]) if len(texts) == 1 else ()
+
+
+def _fields_of_text(text: str) -> tuple[tuple[str, str], ...]:
+    if not text.lstrip().startswith("{") or len(text) > _MAX_FIELDS_TEXT:
+        return ()
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return ()
+    return _fields(parsed) if isinstance(parsed, Mapping) else ()
+
+
+def _fields(obj: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Top-level keys and their values as JSON (a value too deep to write is left out)."""
+    found = []
+    for key, value in obj.items():
+        try:
+            found.append((str(key), json.dumps(value, default=str)))
+        except (ValueError, RecursionError):
+            continue
+    return tuple(found)
 
 
 def _blocks(result: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:

@@ -230,7 +230,7 @@ class Session:
             self._by_label[label] += 1
         self._prov.set_labels(index, call_labels | facts.labels, instructed=facts.instructed)
         if Label.SENSITIVE in facts.labels and (capability := self._prov.capability(index)):
-            self._prov.set_audience(index, self._labeller.audience(capability.server, result.texts))
+            self._prov.set_audience(index, self._labeller.audience(capability.server, result))
         self._prov.add_result(index, facts.labels, result.texts, result.ids, facts.secrets)
 
     def observe_json(self, index: int, result: JSON) -> None:

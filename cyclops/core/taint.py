@@ -28,7 +28,7 @@ from .matches import CallShape
 from .regex import GlobSet, RegexError, SafeRegex, normalize_path, tool_names
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
-from .types import ArgPath, Capability, Container, Label
+from .types import ArgPath, Capability, Container, Label, ToolResult
 
 __all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
 
@@ -125,13 +125,13 @@ class Labeller:
         }
         return tuple(sorted(found))
 
-    def audience(self, server: str, texts: Sequence[str]) -> frozenset[str]:
+    def audience(self, server: str, result: ToolResult) -> frozenset[str]:
         """The addresses a result of ``server`` that is one message was from and to, by its
         roles' ``sender_fields`` and ``recipient_fields`` (see :mod:`.audience`)."""
         roles = self.roles_of(server)
         senders = [name for role in roles for name in role.sender_fields]
         recipients = [name for role in roles for name in role.recipient_fields]
-        return message_audience(texts, senders, recipients)
+        return message_audience(result.texts, result.fields, senders, recipients)
 
     def _hosts_of_roles(self, server: str) -> GlobSet | None:
         """The hosts ``server``'s roles serve from (their ``hosts``); None if they name none."""

@@ -217,6 +217,9 @@ class ToolResult:
     ids: tuple[tuple[str, ...], ...] = ()
     """Per text (same order; empty when none has any), the values under opaque-id keys that
     JSON held: they link nothing, but count as leaked when a leak of their text carries them."""
+    fields: tuple[tuple[str, str], ...] = ()
+    """The top-level keys of the JSON object the result is (its structured content, or a text
+    that is one), each with its value as JSON: where a mail's ``from`` and ``to`` are read."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import pytest
 
 from cyclops.core import Action, FlowClass, Session
 from cyclops.core.patterns import Patterns
+from cyclops.core.results import to_tool_result
 from cyclops.core.taint import Labeller
 from cyclops.testing import Step, play, step
 
@@ -87,8 +88,22 @@ def test_a_code_sent_to_whoever_an_injected_mail_names_still_leaks(prevent: Sess
 def test_a_single_mail_has_the_addresses_of_its_fields_as_its_audience(
     patterns: Patterns, text: str, audience: set[str]
 ) -> None:
-    assert Labeller(patterns).audience("gmail", [text]) == audience
+    assert Labeller(patterns).audience("gmail", to_tool_result(text)) == audience
 
 
 def test_servers_of_roles_without_sender_fields_have_no_audience(patterns: Patterns) -> None:
-    assert Labeller(patterns).audience("filesystem", [MAIL]) == frozenset()
+    assert Labeller(patterns).audience("filesystem", to_tool_result(MAIL)) == frozenset()
+
+
+def test_a_mail_as_structured_content_has_its_audience(prevent: Session) -> None:
+    mail = {"from": BOB, "to": ["me@mycompany.example"], "body": MAIL.split("\n\n", 1)[1]}
+    result = {"content": [{"type": "text", "text": "one mail"}], "structuredContent": mail}
+    steps = [page(), step("gmail", "get_email", {"id": "m1"}, result), send(BOB)]
+    assert play(prevent, steps)[-1].action is Action.ALLOW
+
+
+def test_a_deeply_nested_json_result_has_no_audience_and_breaks_nothing(
+    patterns: Patterns,
+) -> None:
+    hostile = '{"a":' * 50_000 + "1" + "}" * 50_000
+    assert Labeller(patterns).audience("gmail", to_tool_result(hostile)) == frozenset()

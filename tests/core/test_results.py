@@ -61,3 +61,23 @@ def test_values_under_opaque_keys_are_left_out_of_json_text() -> None:
     text = '{"id": "r_91827364", "title": "hello", "user": {"node_id": "U_kgDOx1"}}'
     reduced = to_tool_result(text, lambda key: key in {"id", "node_id"})
     assert reduced.texts == ("hello",)
+
+
+@pytest.mark.parametrize(
+    ("result", "fields"),
+    [
+        ('{"from": "a@x.example", "to": ["b@y.example"]}',
+         (("from", '"a@x.example"'), ("to", '["b@y.example"]'))),
+        ("From: a@x.example", ()),
+        ('[{"from": "a@x.example"}]', ()),
+        ({"content": [{"type": "text", "text": '{"from": "a@x.example"}'}]},
+         (("from", '"a@x.example"'),)),
+        ({"content": [{"type": "text", "text": "x"}], "structuredContent": {"n": 1}},
+         (("n", "1"),)),
+        ({"content": [{"type": "text", "text": '{"a": 1}'}, {"type": "text", "text": "{}"}]}, ()),
+    ],
+)  # fmt: skip
+def test_a_result_that_is_one_json_object_keeps_its_top_level_fields(
+    result: JSON, fields: tuple[tuple[str, str], ...]
+) -> None:
+    assert to_tool_result(result).fields == fields
