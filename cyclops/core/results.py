@@ -77,14 +77,27 @@ def _fields_of_text(text: str) -> tuple[tuple[str, str], ...]:
 
 
 def _fields(obj: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """Top-level keys and their values as JSON (a value too deep to write is left out)."""
-    found = []
+    """Top-level keys whose values are strings, or lists and objects of strings two deep at
+    most (an address, a list of them, ``{"name": ..., "email": ...}``), with the values as JSON;
+    up to ``_MAX_FIELDS_TEXT`` characters in all (every structured result passes here)."""
+    found, size = [], 0
     for key, value in obj.items():
-        try:
-            found.append((str(key), json.dumps(value, default=str)))
-        except (ValueError, RecursionError):
-            continue
+        if _plain(value, 2):
+            written = json.dumps(value)
+            size += len(written)
+            if size > _MAX_FIELDS_TEXT:
+                break
+            found.append((str(key), written))
     return tuple(found)
+
+
+def _plain(value: object, depth: int) -> bool:
+    if isinstance(value, str):
+        return True
+    if depth == 0 or not isinstance(value, list | Mapping):
+        return False
+    items = value.values() if isinstance(value, Mapping) else value
+    return all(_plain(item, depth - 1) for item in items)
 
 
 def _blocks(result: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:

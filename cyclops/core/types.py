@@ -219,7 +219,8 @@ class ToolResult:
     JSON held: they link nothing, but count as leaked when a leak of their text carries them."""
     fields: tuple[tuple[str, str], ...] = ()
     """The top-level keys of the JSON object the result is (its structured content, or a text
-    that is one), each with its value as JSON: where a mail's ``from`` and ``to`` are read."""
+    that is one) whose values are strings or shallow lists and objects of them, each with its
+    value as JSON: where a mail's ``from`` and ``to`` are read."""
 
 
 @dataclass(frozen=True)

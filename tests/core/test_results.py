@@ -72,8 +72,10 @@ def test_values_under_opaque_keys_are_left_out_of_json_text() -> None:
         ('[{"from": "a@x.example"}]', ()),
         ({"content": [{"type": "text", "text": '{"from": "a@x.example"}'}]},
          (("from", '"a@x.example"'),)),
-        ({"content": [{"type": "text", "text": "x"}], "structuredContent": {"n": 1}},
-         (("n", "1"),)),
+        # strings, and lists and objects of strings two deep at most
+        ({"content": [], "structuredContent": {"n": 1, "to": [{"email": "b@y.example"}],
+                                               "deep": {"a": {"b": {"c": "x"}}}}},
+         (("to", '[{"email": "b@y.example"}]'),)),
         ({"content": [{"type": "text", "text": '{"a": 1}'}, {"type": "text", "text": "{}"}]}, ()),
     ],
 )  # fmt: skip
