@@ -6,6 +6,7 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from .types import JSON, ToolResult
@@ -13,7 +14,8 @@ from .types import JSON, ToolResult
 __all__ = ["to_tool_result"]
 
 _MAX_DEPTH = 64
-_MAX_FIELDS_TEXT = 65536  # a message whose fields matter is small; a huge text is not parsed twice
+_MAX_FIELDS_TEXT = 65536  # a message's fields are short; past this much, the rest is left out
+_MAX_JSON_TEXT = 8 * 1024 * 1024
 _TEXT_MIME = ("text/", "application/json", "application/xml", "application/yaml", "application/x-")
 
 IsOpaqueKey = Callable[[str], bool]
@@ -67,12 +69,7 @@ def _fields_of_blocks(blocks: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, s
 
 
 def _fields_of_text(text: str) -> tuple[tuple[str, str], ...]:
-    if not text.lstrip().startswith("{") or len(text) > _MAX_FIELDS_TEXT:
-        return ()
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        return ()
+    parsed = _parsed(text)
     return _fields(parsed) if isinstance(parsed, Mapping) else ()
 
 
@@ -131,16 +128,24 @@ def _decode_blob(blob: str) -> str:
 
 
 def _text_pieces(text: str, is_opaque_key: IsOpaqueKey) -> Iterator[Piece]:
-    stripped = text.lstrip()
-    if stripped[:1] in ("{", "[") and len(text) <= 8 * 1024 * 1024:
-        try:
-            parsed = json.loads(text)
-        except (ValueError, RecursionError):  # too deep to parse: read it as text
-            parsed = None
-        if isinstance(parsed, dict | list):
-            yield _walked(parsed, is_opaque_key)
-            return
+    parsed = _parsed(text)
+    if isinstance(parsed, dict | list):
+        yield _walked(parsed, is_opaque_key)
+        return
     yield text, ()
+
+
+@lru_cache(maxsize=1)  # the text's pieces and its fields are read one after the other
+def _parsed(text: str) -> JSON:
+    """``text`` as JSON when it is an object or an array, else None (also when it is too deep
+    to parse: then it is read as text). Shared: never changed by its readers."""
+    if text.lstrip()[:1] not in ("{", "[") or len(text) > _MAX_JSON_TEXT:
+        return None
+    try:
+        parsed: JSON = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return parsed
 
 
 def _walked(value: JSON, is_opaque_key: IsOpaqueKey) -> Piece:
