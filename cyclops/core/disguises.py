@@ -48,8 +48,8 @@ _CODE_SPLIT = re.compile(r"[,; ]\s?")
 # Eight or more octal escapes (``\164``), or binary octets of printable ASCII (``01110100``).
 _OCTALS = re.compile(r"(?:\\[0-3][0-7]{2}){8,}")
 _OCTETS = re.compile(r"(?<![01])0[01]{7}(?:[ ,]?0[01]{7}){7,}(?![01])")
-# A run of 15 or more printable characters (the Base85 and Ascii85 alphabets together) with a
-# symbol in it (text encoded so has symbols; letters and digits alone are base64's business).
+# A run of 15 or more printable characters (the Base85 and Ascii85 alphabets together); one of
+# a single case of letters, or of digits alone, is a word or a number and is not tried.
 _BASE85_RUN = re.compile(r"[!-~]{15,}")
 
 
