@@ -15,6 +15,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
 
 from .arguments import ArgLeaf, cut_out, parent_domains, subdomain, url_host, url_payload, urls_in
 from .canon import clean, matchable
@@ -145,6 +146,7 @@ class ArgumentMatcher:
         holds whole (the status page a README links to) carries none of that text, nor do
         pieces of its host that the text names."""
         allowed, home = self._p.egress.allow_hosts, shape.home_hosts
+        shape = replace(shape, scan=None)  # the whole value's secrets are found already
         for link, host in urls_in(value):
             if not allowed.matches(host) and not (home is not None and home.matches(host)):
                 url = link.rstrip(_URL_TAIL)  # markdown's ``(...)``, a sentence's full stop
