@@ -70,6 +70,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         leak=_leak(top.table("leak", {})),
         flows=_flows(top.table("flows", {})),
         limits=_limits(top.table("limits", {})),
+        tool_verbs=_tool_verbs(top.table("tools", {})),
     )
     controls = top.table("controls", {})
     patterns = dataclasses.replace(patterns, controls=parse_controls(controls))
@@ -199,6 +200,15 @@ def _results(table: TableReader) -> tuple[SafeRegex, ...]:
     markers = _regexes(table, "untrusted_markers")
     table.finish()
     return markers
+
+
+def _tool_verbs(table: TableReader) -> frozenset[str]:
+    verbs = table.strings("verbs", [])
+    for verb in verbs:
+        if not re.fullmatch(r"[a-z]+", verb):
+            table.fail("verbs", verb, "not one lower-case word", 'write a verb such as "send"')
+    table.finish()
+    return frozenset(verbs)
 
 
 def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:

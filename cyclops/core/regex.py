@@ -224,17 +224,34 @@ _NAME_BREAK = frozenset("_-. ")
 
 
 @lru_cache(maxsize=4096)
-def tool_names(server: str, tool: str) -> tuple[str, ...]:
+def tool_names(server: str, tool: str, verbs: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """A tool's name, and without a leading copy of its server's name (or the name's first
     word) when it has one: ``slack_post_message`` on ``slack`` is also ``post_message``,
     ``GitHubGetIssue`` on ``GitHub`` ``GetIssue``, ``brave_web_search`` on ``brave-search``
-    ``web_search``. Tool globs are written for what a tool does, not for whose it is."""
+    ``web_search``. Tool globs are written for what a tool does, not for whose it is.
+
+    A name whose first verb (one of ``verbs``) comes after other words is also read from that
+    verb: ``GmailSendEmail`` on any server is also ``send_email``, ``TwitterManagerReadTweet``
+    ``read_tweet`` (toolkits name their tools ``<App><Verb><Object>``)."""
+    names = [tool]
     words = [w for w in re.split(r"[-_.\s]+", server.lower()) if w]
     for prefix in dict.fromkeys(filter(None, ["".join(words), *words[:1]])):
         rest = _after_prefix(tool, prefix)
         if rest:
-            return (tool, rest)
-    return (tool,)
+            names.append(rest)
+            break
+    action = _from_first_verb(tool, verbs)
+    if action and action.casefold() not in {name.casefold() for name in names}:
+        names.append(action)
+    return tuple(names)
+
+
+def _from_first_verb(tool: str, verbs: frozenset[str]) -> str:
+    """``tool`` in snake_case from its first word in ``verbs``, when other words come before
+    it; else ``""``."""
+    words = spellings(tool)[-1].lower().split("_")
+    at = next((at for at, word in enumerate(words) if word in verbs), 0)
+    return "_".join(words[at:]) if at else ""
 
 
 def _after_prefix(tool: str, prefix: str) -> str:

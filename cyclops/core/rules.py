@@ -147,6 +147,8 @@ class Patterns:
     flows: Mapping[FlowClass, FlowPolicy] = field(default_factory=dict)
     limits: Limits = Limits()
     controls: Controls = field(default_factory=Controls)
+    # words that start what a tool does (``send`` in ``GmailSendEmail``); see ``regex.tool_names``
+    tool_verbs: frozenset[str] = frozenset()
 
     def role(self, name: str) -> Role | None:
         return next((role for role in self.roles if role.name == name), None)

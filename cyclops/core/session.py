@@ -140,7 +140,7 @@ class Session:
         self._deciding = index
         self._labeller.learn_tools(call.server, (call.tool,))
         args = leaves(call.arguments)
-        arg_labels = self._labeller.argument_labels(call.tool, args)
+        arg_labels = self._labeller.argument_labels(call.capability, args)
         labels = self._labeller.static_labels(call.capability) | arg_labels.labels
         container = self._labeller.container(call.capability, args)
         self._prov.add_call(index, call.capability, labels, container)

@@ -108,7 +108,7 @@ class Labeller:
 
     def _static_labels(self, capability: Capability) -> frozenset[Label]:
         labels: set[Label] = set()
-        names = tool_names(capability.server, capability.tool)
+        names = tool_names(capability.server, capability.tool, self._p.tool_verbs)
         for role in self.roles_of(capability.server):
             for glob, role_labels in role.tools:
                 if any(map(glob.matches_name, names)):
@@ -141,12 +141,13 @@ class Labeller:
     def _container_key(self, server: str, key: str) -> bool:
         return any(role.container_keys.matches_name(key) for role in self.roles_of(server))
 
-    def argument_labels(self, tool: str, args: Sequence[ArgLeaf]) -> ArgumentLabels:
+    def argument_labels(self, capability: Capability, args: Sequence[ArgLeaf]) -> ArgumentLabels:
         labels: set[Label] = set()
         rule_ids: list[str] = []
         located: dict[ArgPath, Spans] = {}
+        names = tool_names(capability.server, capability.tool, self._p.tool_verbs)
         for rule in self._p.arguments:
-            if rule.tools.matches_name(tool) and self._rule_matches(rule, args):
+            if any(map(rule.tools.matches_name, names)) and self._rule_matches(rule, args):
                 labels |= rule.labels
                 rule_ids.append(rule.id)
                 located.update(_located(rule, args))

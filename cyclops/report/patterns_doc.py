@@ -135,9 +135,13 @@ def _roles(patterns: Patterns) -> list[str]:
         "A server gets a role when its name matches one of the role's server globs or when it",
         "offers one of its signature tools; the role's tool globs then label its tools (a",
         "glob also matches a tool's name in snake_case, and without a leading copy of its",
-        "server's name: `post_*` matches `slack_post_message` on `slack`, `postMessage`). Its",
-        "container keys name where a call reads or writes (a repository, a channel): private",
-        "data written back into the container it was read from, on the same server, is no leak.",
+        "server's name: `post_*` matches `slack_post_message` on `slack`, `postMessage`; and",
+        "from its first verb when other words come before it: `send_*` matches",
+        "`GmailSendEmail` on any server). Its container keys name where a call reads or writes",
+        "(a repository, a channel): private data written back into the container it was read",
+        "from, on the same server, is no leak.",
+        "",
+        f"Verbs: {_codes(sorted(patterns.tool_verbs))}.",
     ]
     for role in patterns.roles:
         lines += ["", *_role(role)]

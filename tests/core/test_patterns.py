@@ -50,6 +50,9 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[[secrets]]\nregex = 'a'", "secrets[0].id"),
         ("[[secrets]]\nid = 'x'\nregex = 'a'\n[[secrets]]\nid = 'x'\nregex = 'b'", "secrets[1].id"),
         ("[flows.exfil]\naction = 'deny'", "flows.exfil"),
+        ("[tools]\nverbs = ['Send']", "tools.verbs"),
+        ("[tools]\nverbs = ['send it']", "tools.verbs"),
+        ("[tools]\nverb = ['send']", "tools.verb"),
         ("[flows.exfiltration]\naction = 'block'", "flows.exfiltration.action"),
         (
             "[[arguments]]\nid = 'a'\nkeys = ['path']\nlabels = ['sensitive']",

@@ -149,6 +149,32 @@ def test_a_tool_is_also_known_by_its_name_without_its_servers(
     assert tool_names(server, tool) == names
 
 
+VERBS = frozenset({"get", "send", "read", "search", "unlock", "post"})
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "names"),
+    [
+        ("tools", "GmailSendEmail", ("GmailSendEmail", "send_email")),
+        ("Gmail", "GmailSendEmail", ("GmailSendEmail", "SendEmail", "send_email")),
+        ("tools", "gmail_send_email", ("gmail_send_email", "send_email")),
+        ("x", "TwitterManagerReadTweet", ("TwitterManagerReadTweet", "read_tweet")),
+        ("x", "The23andMeGetGeneticData", ("The23andMeGetGeneticData", "get_genetic_data")),
+        ("x", "AugustSmartLockUnlockDoor", ("AugustSmartLockUnlockDoor", "unlock_door")),
+        # a name that starts with a verb is read as it is: its first verb is the first word
+        ("x", "get_post_comments", ("get_post_comments",)),
+        ("x", "sendEmail", ("sendEmail",)),
+        # no verb, or nothing but the server's name before it
+        ("x", "mailbox_list", ("mailbox_list",)),
+        ("slack", "slack_post_message", ("slack_post_message", "post_message")),
+    ],
+)  # fmt: skip
+def test_a_toolkits_tool_is_also_known_by_its_name_from_its_first_verb(
+    server: str, tool: str, names: tuple[str, ...]
+) -> None:
+    assert tool_names(server, tool, VERBS) == names
+
+
 def test_name_globs_match_either_spelling_and_plain_globs_only_the_name() -> None:
     assert Glob("send_*").matches_name("sendEmail")
     assert GlobSet(("send_*",)).matches_name("send-email")

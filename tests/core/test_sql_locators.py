@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cyclops.core import Action, FlowClass, Session
+from cyclops.core import Action, Capability, FlowClass, Session
 from cyclops.core.arguments import cut_out, leaves
 from cyclops.core.patterns import Patterns
 from cyclops.core.provenance import EdgeKind
@@ -61,7 +61,7 @@ def test_only_an_updates_where_clause_of_plain_comparisons_locates_rows(
     patterns: Patterns, statement: str, located: str
 ) -> None:
     args = leaves({"query": statement})
-    spans = Labeller(patterns).argument_labels("execute_sql", args).located
+    spans = Labeller(patterns).argument_labels(Capability("db", "execute_sql"), args).located
     assert cut_out(statement, spans.get("query", ()))[1] == located
 
 

@@ -13,7 +13,7 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
 def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON]) -> set[Label]:
     labeller = Labeller(patterns)
     found = labeller.static_labels(Capability(server, tool))
-    return set(found | labeller.argument_labels(tool, leaves(args)).labels)
+    return set(found | labeller.argument_labels(Capability(server, tool), leaves(args)).labels)
 
 
 @pytest.mark.parametrize(
@@ -113,6 +113,26 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("Gmail", "GmailSendEmail", {"to": "a@b.example"}, {E}),
         ("teams", "teams_get_channel_messages", {"channel": "x"}, {U, S}),
         ("google-calendar", "GoogleCalendarReadEvents", {}, {U, S}),
+        # toolkits' <App><Verb><Object> names on a server named anything: what they read
+        # (third parties' content, the user's personal data) and what they do
+        ("tools", "GmailSendEmail", {"to": "a@b.example"}, {E}),
+        ("tools", "GmailReadEmail", {"email_id": "e1"}, {U, S}),
+        ("tools", "AmazonGetProductDetails", {"product_id": "B08"}, {U}),
+        ("tools", "TwitterManagerGetUserProfile", {"user_id": "u1"}, {U, S}),
+        ("tools", "TwilioGetReceivedSmsMessages", {}, {U, S}),
+        ("tools", "EvernoteManagerSearchNotes", {"keywords": ["x"]}, {U, S}),
+        ("tools", "AmazonViewSavedAddresses", {}, {S}),
+        ("tools", "The23andMeGetGeneticData", {}, {S}),
+        ("tools", "TeladocAccessMedicalHistory", {}, {S}),
+        ("tools", "BankManagerGetAccountInformation", {"account_type": "checking"}, {S}),
+        ("tools", "WebBrowserSearchHistory", {}, {S}),
+        ("tools", "BankManagerTransferFunds", {"amount": 3000}, {P}),
+        ("tools", "AugustSmartLockUnlockDoor", {}, {P}),
+        ("tools", "AugustSmartLockGrantGuestAccess", {"guest_ids": ["g1"]}, {P}),
+        ("tools", "EpicFHIRManageClinicalDocuments", {"action": "delete"}, {P}),
+        # reading history is private; the verbs it is made of label nothing else
+        ("tools", "GoogleSearchGetSearchHistory", {}, {S}),
+        ("tools", "TrafficControlMonitorTrafficCongestion", {}, set()),
     ],
 )
 def test_calls_get_the_labels_of_every_matching_rule(
