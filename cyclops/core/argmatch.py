@@ -24,6 +24,7 @@ from .fingerprints import FingerprintIndex
 from .hits import Hit, HitKind
 from .leak import outermost
 from .matches import ArgumentMatch, CallShape
+from .privatevalues import PrivateValues
 from .rules import Patterns
 from .secretscan import high_values
 from .types import Label
@@ -37,6 +38,7 @@ _URL_TAIL = ").,;:!?]}*_"
 class ArgumentMatcher:
     def __init__(self, index: FingerprintIndex, patterns: Patterns) -> None:
         self.index = index
+        self.private_values = PrivateValues()
         self._p = patterns
 
     def match(self, args: Sequence[ArgLeaf], shape: CallShape) -> list[ArgumentMatch]:
@@ -176,6 +178,7 @@ class ArgumentMatcher:
         found = self._outermost(self.index.fragments(text)) if fragments else []
         found += self.index.shingles(text)
         values = [hv.value for hv in high_values(self._p.provenance.high_value, cleaned)]
+        values += self.private_values.found_in(cleaned)
         found += self.index.exact(values, HitKind.HIGH_VALUE)
         match.sensitive_hits.extend(h for h in found if Label.SENSITIVE in h.labels)
 

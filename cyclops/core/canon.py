@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["canonical", "clean", "matchable"]
+__all__ = ["canonical", "clean", "matchable", "squeezed"]
 
 # The invisible characters below U+0100: C0 controls except tab, newline and carriage return,
 # DEL, C1 controls and the soft hyphen.
@@ -183,3 +183,12 @@ def matchable(cleaned: str) -> str:
     if text[0].isspace():
         joined = " " + joined
     return joined + " " if text[-1].isspace() else joined
+
+
+_NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
+
+
+def squeezed(cleaned: str) -> str:
+    """Already ``clean`` text's letters and digits, case folded: the form a value is compared
+    in whatever separates its parts (``4532 9876 5432 1098`` and ``4532-9876-5432-1098``)."""
+    return _NOT_LETTER_OR_DIGIT.sub("", cleaned).casefold()

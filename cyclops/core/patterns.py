@@ -262,6 +262,8 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         # Multi-line: the index checks many tokens at once, one per line.
         opaque_id=SafeRegex("(?im)" + "|".join(f"(?:{p})" for p in opaque)) if opaque else None,
         high_value=tuple(high_value),
+        private_value_keys=_globs(table, "private_value_keys"),
+        min_private_value=table.integer("min_private_value", defaults.min_private_value, minimum=4),
     )
     table.finish()
     return settings

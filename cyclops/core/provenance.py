@@ -24,7 +24,7 @@ import networkx as nx
 
 from .argmatch import ArgumentMatcher
 from .arguments import ArgLeaf
-from .canon import clean, matchable
+from .canon import clean, matchable, squeezed
 from .distinctive import secret_like
 from .fingerprints import FingerprintIndex
 from .hits import Hit
@@ -32,7 +32,7 @@ from .matches import ArgumentMatch, CallShape
 from .rules import Patterns
 from .secretscan import high_values
 from .text import has_letters_and_digits
-from .types import ArgPath, Capability, Container, Label
+from .types import ArgPath, Capability, Container, Label, ToolResult
 from .unmask import UnmaskLimits, unmask
 
 __all__ = ["ArgumentMatch", "CallShape", "EdgeKind", "Provenance"]
@@ -235,13 +235,13 @@ class Provenance:
         self,
         index: int,
         labels: frozenset[Label],
-        texts: Sequence[str],
-        ids: Sequence[Sequence[str]] = (),
+        result: ToolResult,
         secrets: Sequence[Sequence[str]] = (),
     ) -> None:
-        """Index a result's text under ``labels`` (only untrusted/sensitive content is kept);
-        per text, ``ids``: the values under opaque-id keys it held (kept, not indexed);
-        ``secrets``: the values secret rules matched in it."""
+        """Index a result's texts under ``labels`` (only untrusted/sensitive content is kept),
+        with the values under opaque-id keys each held (kept, not indexed) and those under
+        private-value keys (linked whole); ``secrets``: per text, the values secret rules
+        matched in it."""
         if Label.UNTRUSTED in labels:
             capability = self.capability(index)
             if capability is not None:
@@ -254,13 +254,17 @@ class Provenance:
         sensitive = Label.SENSITIVE in labels
         budget = self._p.limits.max_result_chars
         public: list[str] = []
-        for i, text in enumerate(texts):
+        for i, text in enumerate(result.texts):
             if budget <= 0:
                 break
             piece = text[:budget]
             budget -= len(piece)
-            kept_ids = self._ids_to_keep(ids[i] if i < len(ids) and sensitive else ())
+            ids = result.ids[i] if i < len(result.ids) and sensitive else ()
+            kept_ids = self._ids_to_keep(ids)
             found = [matchable(clean(value)) for value in (secrets[i] if i < len(secrets) else ())]
+            private = result.private[i] if i < len(result.private) and sensitive else ()
+            private_values = self._private_values(private)
+            self._matcher.private_values.add(private_values)
             family: int | None = None
             seen: set[str] = set()
             for form in self._forms_to_index(piece, labels):
@@ -271,6 +275,8 @@ class Provenance:
                 rules = self._p.provenance.high_value
                 values = [hv.value for hv in high_values(rules, cleaned)] if sensitive else []
                 text_form = matchable(cleaned)
+                if family is None:
+                    values += private_values
                 seg_id = self.index.add(
                     index, labels, text_form, values, family=family, ids=kept_ids, secrets=found
                 )
@@ -279,6 +285,18 @@ class Provenance:
                     public.append(text_form[:_PUBLIC_CHARS])
         if public:
             self._public.append((index, "\n".join(public)))
+
+    def _private_values(self, values: Iterable[str]) -> list[str]:
+        """``values`` (under private-value keys) in the form high values are compared in,
+        without those a coincidence could make: too short, or one word without a digit
+        (``elevated``; a distinctive word is fingerprinted like any other)."""
+        least = self._p.provenance.min_private_value
+        found = []
+        for value in map(clean, values):
+            form = squeezed(value)
+            if len(form) >= least and (not form.isalpha() or len(value.split()) > 1):
+                found.append(form)
+        return found[:_MAX_IDS]
 
     def _ids_to_keep(self, ids: Iterable[str]) -> list[str]:
         """``ids`` in canonical form, without those too short to tell from a coincidence; at

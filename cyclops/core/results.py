@@ -6,6 +6,7 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -18,34 +19,55 @@ _MAX_FIELDS_TEXT = 65536  # a message's fields are short; past this much, the re
 _MAX_JSON_TEXT = 8 * 1024 * 1024
 _TEXT_MIME = ("text/", "application/json", "application/xml", "application/yaml", "application/x-")
 
-IsOpaqueKey = Callable[[str], bool]
+IsKey = Callable[[str], bool]
 
 
-Piece = tuple[str, tuple[str, ...]]
-"""A text of a result, and the values under opaque-id keys its JSON held."""
+def _no_key(_: str) -> bool:
+    return False
 
 
-def to_tool_result(result: JSON, is_opaque_key: IsOpaqueKey = lambda _: False) -> ToolResult:
+@dataclass(frozen=True)
+class _Keys:
+    opaque: IsKey = _no_key
+    private: IsKey = _no_key
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A text of a result; the values under opaque-id keys its JSON held (not in the text);
+    and those under private-value keys (in the text too)."""
+
+    text: str
+    ids: tuple[str, ...] = ()
+    private: tuple[str, ...] = ()
+
+
+def to_tool_result(
+    result: JSON, is_opaque_key: IsKey = _no_key, is_private_key: IsKey = _no_key
+) -> ToolResult:
     """A string, or an MCP ``CallToolResult``/``ReadResourceResult`` as JSON, to a ToolResult.
 
     Text blocks, embedded resources (text, or blobs with a textual MIME type), resource links
     and structured content are read; images and audio are not text and are skipped. Text that
     is itself JSON is walked, so that values under opaque-id keys (``id``, ``sha``...) stay out
-    of the text (they are kept aside, see :attr:`ToolResult.ids`).
+    of the text (they are kept aside, see :attr:`ToolResult.ids`), and values under
+    private-value keys (``card_number``, ``passport_number``...) are noted
+    (:attr:`ToolResult.private`).
     """
+    keys = _Keys(is_opaque_key, is_private_key)
     if result is None:
         return ToolResult()
     if isinstance(result, str):
-        return _tool_result(_text_pieces(result, is_opaque_key), fields=_fields_of_text(result))
+        return _tool_result(_text_pieces(result, keys), fields=_fields_of_text(result))
     if not isinstance(result, Mapping):
-        return _tool_result([_walked(result, is_opaque_key)])
+        return _tool_result([_walked(result, keys)])
     pieces: list[Piece] = []
     blocks = list(_blocks(result))
     for block in blocks:
-        pieces.extend(_block_texts(block, is_opaque_key))
+        pieces.extend(_block_texts(block, keys))
     structured = result.get("structuredContent", result.get("structured_content"))
     if structured is not None:
-        pieces.append(_walked(structured, is_opaque_key))
+        pieces.append(_walked(structured, keys))
     fields = _fields(structured) if isinstance(structured, Mapping) else _fields_of_blocks(blocks)
     return _tool_result(pieces, bool(result.get("isError", result.get("is_error"))), fields)
 
@@ -54,12 +76,16 @@ def _tool_result(
     pieces: Iterable[Piece], is_error: bool = False, fields: tuple[tuple[str, str], ...] = ()
 ) -> ToolResult:
     # Servers often return the same text twice (a text block and structuredContent): once.
-    merged: dict[str, tuple[str, ...]] = {}
-    for text, ids in pieces:
-        if text:
-            merged[text] = tuple(dict.fromkeys((*merged.get(text, ()), *ids)))
-    per_text = tuple(merged.values()) if any(merged.values()) else ()
-    return ToolResult(tuple(merged), is_error, per_text, fields)
+    ids: dict[str, tuple[str, ...]] = {}
+    private: dict[str, tuple[str, ...]] = {}
+    for piece in pieces:
+        if piece.text:
+            ids[piece.text] = tuple(dict.fromkeys((*ids.get(piece.text, ()), *piece.ids)))
+            both = (*private.get(piece.text, ()), *piece.private)
+            private[piece.text] = tuple(dict.fromkeys(both))
+    per_text = tuple(ids.values()) if any(ids.values()) else ()
+    private_per_text = tuple(private.values()) if any(private.values()) else ()
+    return ToolResult(tuple(ids), is_error, per_text, fields, private_per_text)
 
 
 def _fields_of_blocks(blocks: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, str], ...]:
@@ -104,16 +130,16 @@ def _blocks(result: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
             yield from (b for b in blocks if isinstance(b, Mapping))
 
 
-def _block_texts(block: Mapping[str, Any], is_opaque_key: IsOpaqueKey) -> Iterator[Piece]:
+def _block_texts(block: Mapping[str, Any], keys: _Keys) -> Iterator[Piece]:
     kind = block.get("type")
     if isinstance(block.get("text"), str):
-        yield from _text_pieces(block["text"], is_opaque_key)
+        yield from _text_pieces(block["text"], keys)
     elif isinstance(block.get("blob"), str) and _is_textual(block.get("mimeType")):
-        yield from _text_pieces(_decode_blob(block["blob"]), is_opaque_key)
+        yield from _text_pieces(_decode_blob(block["blob"]), keys)
     if kind == "resource" and isinstance(block.get("resource"), Mapping):
-        yield from _block_texts(block["resource"], is_opaque_key)
+        yield from _block_texts(block["resource"], keys)
     if kind == "resource_link":
-        yield from ((str(block[k]), ()) for k in ("uri", "name", "description") if block.get(k))
+        yield from (Piece(str(block[k])) for k in ("uri", "name", "description") if block.get(k))
 
 
 def _is_textual(mime: object) -> bool:
@@ -127,12 +153,12 @@ def _decode_blob(blob: str) -> str:
         return ""
 
 
-def _text_pieces(text: str, is_opaque_key: IsOpaqueKey) -> Iterator[Piece]:
+def _text_pieces(text: str, keys: _Keys) -> Iterator[Piece]:
     parsed = _parsed(text)
     if isinstance(parsed, dict | list):
-        yield _walked(parsed, is_opaque_key)
+        yield _walked(parsed, keys)
         return
-    yield text, ()
+    yield Piece(text)
 
 
 @lru_cache(maxsize=1)  # the text's pieces and its fields are read one after the other
@@ -148,33 +174,35 @@ def _parsed(text: str) -> JSON:
     return parsed
 
 
-def _walked(value: JSON, is_opaque_key: IsOpaqueKey) -> Piece:
-    """The strings of JSON ``value``, one per line, and those under opaque-id keys apart."""
-    ids: list[str] = []
-    text = "\n".join(_strings(value, is_opaque_key, 0, ids))
-    return text, tuple(dict.fromkeys(ids))
+class _Walk:
+    """The strings of a JSON value, one per line; those under opaque-id keys apart (``ids``),
+    those under private-value keys noted as well (``private``)."""
+
+    def __init__(self, keys: _Keys) -> None:
+        self.keys = keys
+        self.ids: list[str] = []
+        self.private: list[str] = []
+
+    def strings(self, value: JSON, depth: int = 0, under_private: bool = False) -> Iterator[str]:
+        if depth > _MAX_DEPTH:
+            return
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            if under_private:
+                self.private.append(str(value))
+            yield str(value)
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                if self.keys.opaque(str(key)):
+                    self.ids.extend(_Walk(_Keys()).strings(item))  # all of it is the id
+                    continue
+                private = under_private or self.keys.private(str(key))
+                yield from self.strings(item, depth + 1, private)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                yield from self.strings(item, depth + 1, under_private)
 
 
-def _strings(value: JSON, is_opaque_key: IsOpaqueKey, depth: int, ids: list[str]) -> Iterator[str]:
-    """The strings of ``value``; those under opaque-id keys go to ``ids`` instead."""
-    if depth > _MAX_DEPTH:
-        return
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, int | float):
-        yield str(value)
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            if is_opaque_key(str(key)):
-                ids.extend(_strings(item, _no_key, depth + 1, ids))  # all of it is the id
-            else:
-                yield from _strings(item, is_opaque_key, depth + 1, ids)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item, is_opaque_key, depth + 1, ids)
-
-
-def _no_key(_: str) -> bool:
-    return False
+def _walked(value: JSON, keys: _Keys) -> Piece:
+    walk = _Walk(keys)
+    text = "\n".join(walk.strings(value))
+    return Piece(text, tuple(dict.fromkeys(walk.ids)), tuple(dict.fromkeys(walk.private)))

@@ -105,6 +105,10 @@ class ProvenanceSettings:
     opaque_id: SafeRegex | None = None
     """Every opaque-id pattern in one regex: one pass per token."""
     high_value: tuple[HighValueRule, ...] = ()
+    private_value_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """JSON keys of private results whose values link whole (a card number, an address)."""
+    min_private_value: int = 8
+    """Letters and digits such a value needs to link."""
 
 
 @dataclass(frozen=True)

@@ -231,11 +231,12 @@ class Session:
         self._prov.set_labels(index, call_labels | facts.labels, instructed=facts.instructed)
         if Label.SENSITIVE in facts.labels and (capability := self._prov.capability(index)):
             self._prov.set_audience(index, self._labeller.audience(capability.server, result))
-        self._prov.add_result(index, facts.labels, result.texts, result.ids, facts.secrets)
+        self._prov.add_result(index, facts.labels, result, facts.secrets)
 
     def observe_json(self, index: int, result: JSON) -> None:
         """:meth:`observe` for a result as MCP JSON (or a plain string)."""
-        self.observe(index, to_tool_result(result, self._labeller.is_opaque_key))
+        labeller = self._labeller
+        self.observe(index, to_tool_result(result, labeller.is_opaque_key, labeller.is_private_key))
 
     def fail_closed(self, call: ToolCall, index: int | None = None) -> Decision:
         """The decision for a call whose deciding (or answering: give its ``index``) raised:

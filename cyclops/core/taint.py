@@ -219,6 +219,9 @@ class Labeller:
     def is_opaque_key(self, key: str) -> bool:
         return self._p.provenance.opaque_id_keys.matches(key)
 
+    def is_private_key(self, key: str) -> bool:
+        return self._p.provenance.private_value_keys.matches_name(key)
+
     def result_labels(
         self, call_labels: frozenset[Label], texts: Sequence[str]
     ) -> frozenset[Label]:

@@ -221,6 +221,10 @@ class ToolResult:
     """The top-level keys of the JSON object the result is (its structured content, or a text
     that is one) whose values are strings or shallow lists and objects of them, each with its
     value as JSON: where a mail's ``from`` and ``to`` are read."""
+    private: tuple[tuple[str, ...], ...] = ()
+    """Per text (same order; empty when none has any), the values under private-value keys
+    (``card_number``, ``passport_number``...) its JSON held: they are in the text too, and link
+    whole, however short or plain (``123 Main St, Anytown, 12345``)."""
 
 
 @dataclass(frozen=True)

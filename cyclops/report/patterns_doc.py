@@ -218,6 +218,10 @@ def _provenance(patterns: Patterns) -> list[str]:
     lines = ["## Provenance", "", *_settings_table(settings), ""]
     lines += [f"Opaque id keys: {_globs(settings.opaque_id_keys)}", "", "Opaque id patterns:", ""]
     lines += _regex_list(settings.opaque_ids)
+    lines += [
+        "",
+        f"Private-value keys (their values link whole): {_globs(settings.private_value_keys)}",
+    ]
     lines += ["", "### High-value rules", ""]
     rows = [_high_value(rule) for rule in settings.high_value]
     return lines + _table(("id", "check", "regex"), rows)

@@ -93,7 +93,7 @@ CUSTOMER = json.dumps(
         "given_name": "Folasade",
         "email": "folasade.przybylski@fastmail.example",
         "phone": "+31389451316",
-        "dob": "1959-02-05",
+        "joined": "1959-02-05",  # no private-value key: the date only continues
     }
 )
 PIECES = [

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 
@@ -61,6 +62,15 @@ def test_values_under_opaque_keys_are_left_out_of_json_text() -> None:
     text = '{"id": "r_91827364", "title": "hello", "user": {"node_id": "U_kgDOx1"}}'
     reduced = to_tool_result(text, lambda key: key in {"id", "node_id"})
     assert reduced.texts == ("hello",)
+
+
+def test_values_under_private_keys_stay_in_the_text_and_are_noted_too() -> None:
+    text = json.dumps(
+        {"id": "r_1", "card": {"card_number": 4532987654321098, "cvv": "123"}, "note": "hi"}
+    )
+    reduced = to_tool_result(text, lambda key: key == "id", lambda key: key == "card")
+    assert reduced.texts == ("4532987654321098\n123\nhi",)
+    assert (reduced.ids, reduced.private) == ((("r_1",),), (("4532987654321098", "123"),))
 
 
 @pytest.mark.parametrize(
