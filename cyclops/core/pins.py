@@ -25,6 +25,7 @@ __all__ = [
     "Suspicion",
     "SuspicionKind",
     "compare",
+    "instructing_texts",
     "suspicious_descriptions",
     "tool_digest",
 ]
@@ -109,3 +110,17 @@ def suspicious_descriptions(
                 if re.search(rf"(?<![\w]){re.escape(other)}(?![\w])", text):
                     found.append(Suspicion(server, name, SuspicionKind.OTHER_TOOL, other))
     return found
+
+
+def instructing_texts(
+    tools: Sequence[Mapping[str, Any]], instructions: str | None, markers: Iterable[SafeRegex]
+) -> str:
+    """What a server wrote for the agent (its instructions, its tools' descriptions) that
+    instructs it, one text per paragraph (``name: description``); empty when nothing does.
+    The proxy hands it to the core as the result of the server's ``tools/list``."""
+    markers = tuple(markers)
+    texts = [("instructions", instructions or "")]
+    texts += [(str(t.get("name")), str(t.get("description") or "")) for t in tools]
+    return "\n\n".join(
+        f"{name}: {text}" for name, text in texts if any(m.search(text) for m in markers)
+    )

@@ -229,8 +229,10 @@ class Session:
         for label in facts.labels - call_labels:
             self._by_label[label] += 1
         self._prov.set_labels(index, call_labels | facts.labels, instructed=facts.instructed)
-        if Label.SENSITIVE in facts.labels and (capability := self._prov.capability(index)):
-            self._prov.set_audience(index, self._labeller.audience(capability.server, result))
+        if (capability := self._prov.capability(index)) is not None:
+            self._labeller.learn_from_result(capability, facts.labels)
+            if Label.SENSITIVE in facts.labels:
+                self._prov.set_audience(index, self._labeller.audience(capability.server, result))
         self._prov.add_result(index, facts.labels, result, facts.secrets)
 
     def observe_json(self, index: int, result: JSON) -> None:

@@ -28,7 +28,7 @@ from .matches import CallShape
 from .regex import GlobSet, RegexError, SafeRegex, normalize_path, tool_names
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
-from .types import ArgPath, Capability, Container, Label, ToolResult
+from .types import HOSTILE_ROLE, LISTING, ArgPath, Capability, Container, Label, ToolResult
 
 __all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
 
@@ -99,6 +99,12 @@ class Labeller:
         if not set(roles) <= known:
             self._declared[server] = tuple(sorted(known | set(roles)))
             self._roles_changed()
+
+    def learn_from_result(self, capability: Capability, labels: frozenset[Label]) -> None:
+        """What a result shows about its server: a tool listing that instructs the agent
+        (untrusted: an untrusted marker) makes it hostile."""
+        if capability.tool == LISTING and Label.UNTRUSTED in labels:
+            self.declare_roles(capability.server, (HOSTILE_ROLE,))
 
     def roles_of(self, server: str) -> tuple[Role, ...]:
         named = set(self._declared.get(server, ())) | self._learned.get(server, frozenset())

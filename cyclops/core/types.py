@@ -12,7 +12,9 @@ from enum import StrEnum
 from typing import Any, TypeAlias
 
 __all__ = [
+    "HOSTILE_ROLE",
     "JSON",
+    "LISTING",
     "Action",
     "ArgPath",
     "Capability",
@@ -36,6 +38,14 @@ __all__ = [
 
 JSON: TypeAlias = Any
 """A value decoded from JSON: dict, list, str, int, float, bool or None."""
+
+LISTING = "tools/list"
+"""The tool name under which a server's tool listing reaches the core as a call (the proxy
+feeds the descriptions that instruct the agent as its result): a listing whose result is
+untrusted gives its server the ``HOSTILE_ROLE``."""
+
+HOSTILE_ROLE = "hostile"
+"""The role of a server whose tool descriptions instruct the agent (tool poisoning)."""
 
 ArgPath: TypeAlias = str
 """Where a value sits inside a call's arguments, e.g. ``body`` or ``recipients[0]``."""

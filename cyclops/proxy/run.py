@@ -88,6 +88,7 @@ async def _serve(
         async with anyio.create_task_group() as tg:
             if feed is not None:
                 tg.start_soon(feed.run, tg)
+            observer = feed.observer(options.observer) if feed else options.observer
             sessions = Sessions(
                 patterns=options.patterns,
                 mode=options.mode,
@@ -95,12 +96,13 @@ async def _serve(
                 verdict_template=options.verdicts,
                 recorder=recorder,
                 task_group=tg,
+                observer=observer,
             )
             pins = PinStore(options.pins_dir) if options.pins_dir is not None else None
             tap = Tap(
                 sessions,
                 _session_key(options),
-                observer=feed.observer(options.observer) if feed else options.observer,
+                observer=observer,
                 detection=options.detection,
                 pins=pins,
                 ask_timeout=options.ask_timeout,

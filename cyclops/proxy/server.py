@@ -148,6 +148,9 @@ class Tap:
             self.sessions.declare_tools(
                 downstream.name, [t["name"] for t in downstream.listing.tools]
             )
+            if self._detection:
+                tools, instructions = downstream.listing.tools, downstream.instructions
+                self.sessions.declare_listing(downstream.name, tools, instructions)
             self._review_pins(downstream)
 
     def _review_pins(self, downstream: Downstream) -> None:

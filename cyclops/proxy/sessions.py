@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -23,8 +24,9 @@ from mcp.server.session import ServerSession
 
 from .. import guard
 from ..core.patterns import Patterns
+from ..core.pins import instructing_texts
 from ..core.session import Session
-from ..core.types import JSON, Action, Capability, Decision, Mode
+from ..core.types import JSON, LISTING, Action, Capability, Decision, Mode, ToolCall
 from ..core.verdict import Verdict
 from ..report.session_json import verdict_json, write_json_atomic
 from ..trace import CallContext, trace_line
@@ -149,8 +151,11 @@ class Sessions:
         verdict_template: str | None,
         recorder: Recorder | None,
         task_group: anyio.abc.TaskGroup,
+        observer: Callable[[str, Decision], None] | None = None,
     ) -> None:
         self._patterns = patterns
+        self._observer = observer
+        self._listings: dict[str, str] = {}
         self._mode = mode
         self._roles = declared_roles
         self._template = verdict_template
@@ -174,6 +179,8 @@ class Sessions:
                 session.sink = VerdictSink(verdict_file(self._template, key), session.verdict)
                 self._tg.start_soon(session.sink.run)
                 log.info("session %s: verdict at %s", key, session.sink.path)
+            for server, listing in self._listings.items():
+                self._read_listing(session, server, listing)
         return session
 
     def finished(
@@ -204,6 +211,34 @@ class Sessions:
         for session in self._sessions.values():
             session.read_results()
             session.core.declare_tools(server, tools)
+
+    def declare_listing(
+        self, server: str, tools: list[dict[str, Any]], instructions: str | None
+    ) -> None:
+        """A downstream's tools and instructions: what of them instructs the agent (tool
+        poisoning) every session reads as the result of a ``tools/list`` call of ``server``,
+        now and when it starts; the core makes the server hostile."""
+        listing = instructing_texts(tools, instructions, self._patterns.untrusted_markers)
+        if listing == self._listings.get(server, ""):
+            return
+        self._listings[server] = listing
+        if listing:
+            log.warning("%s: its tool descriptions instruct the agent: a hostile server", server)
+            for session in self._sessions.values():
+                self._read_listing(session, server, listing)
+
+    def _read_listing(self, session: UpstreamSession, server: str, listing: str) -> None:
+        """Feed ``listing`` to ``session``'s core as a call of ``server``'s ``tools/list``,
+        recorded and logged like a tapped call (a replay reads it the same way)."""
+        session.read_results()
+        call = ToolCall(server, LISTING, {}, at=time.time())
+        context = CallContext(at=call.at, roles=session.core.roles_of(server))
+        decision = guard.decide(session.core, call)
+        if self._observer is not None:
+            self._observer(session.key, decision)
+        result = {"content": [{"type": "text", "text": listing}]}
+        guard.observe(session.core, decision.index, result)
+        self.finished(session, decision, result, context)
 
     def set_quarantined(self, server: str, tools: set[str]) -> None:
         """The tools of ``server`` whose calls every session holds back (changed since pinned)."""

@@ -40,11 +40,18 @@ class Host:
 ToolFn = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
-def tools_server(name: str, tools: dict[str, ToolFn]) -> Server[Any]:
+def tools_server(
+    name: str, tools: dict[str, ToolFn], descriptions: dict[str, str] | None = None
+) -> Server[Any]:
     """A minimal server whose tools are the given async functions of their arguments."""
+    described = descriptions or {}
 
     async def list_tools(ctx: Any, params: Any) -> dict[str, Any]:
-        return {"tools": [{"name": t, "inputSchema": {"type": "object"}} for t in tools]}
+        listed = [{"name": t, "inputSchema": {"type": "object"}} for t in tools]
+        for tool in listed:
+            if tool["name"] in described:
+                tool["description"] = described[tool["name"]]
+        return {"tools": listed}
 
     async def call_tool(ctx: Any, params: Any) -> dict[str, Any]:
         raw = dict(ctx.params or {})
