@@ -222,16 +222,18 @@ def _group(
         elif hit.kind in _SPAN_KINDS:
             spans.setdefault(hit.segment, []).append((hit.start, hit.end))
     merged = {seg: IntervalSet(s) for seg, s in spans.items()}
-    return merged, {
-        v for v, seg in values.items() if not _covered(v, merged.get(seg), sources.get(seg))
-    }
+    # A value inside pieces counted from any private text is counted there (the same password
+    # in two files is counted for the earliest, the other file's copy dropped: see outermost).
+    return merged, {v for v in values if not _covered(v, merged, sources)}
 
 
-def _covered(value: str, spans: IntervalSet | None, source: Source | None) -> bool:
-    if spans is None or source is None:
-        return False
-    text = source[0]
-    return any(value in "".join(c for c in text[a:b] if c.isalnum()) for a, b in spans)
+def _covered(value: str, spans: Mapping[int, IntervalSet], sources: Mapping[int, Source]) -> bool:
+    return any(
+        value in "".join(c for c in sources[seg][0][a:b] if c.isalnum())
+        for seg, intervals in spans.items()
+        if seg in sources
+        for a, b in intervals
+    )
 
 
 def significant_hits(

@@ -158,7 +158,23 @@ def _text_pieces(text: str, keys: _Keys) -> Iterator[Piece]:
     if isinstance(parsed, dict | list):
         yield _walked(parsed, keys)
         return
-    yield Piece(text)
+    yield Piece(text, (), _line_values(text, keys.private) if keys.private is not _no_key else ())
+
+
+_MAX_KEY = 40
+
+
+def _line_values(text: str, is_private_key: IsKey) -> tuple[str, ...]:
+    """The values of ``key: value`` lines (YAML-like, as many servers print a record; a
+    list item's ``- key: value`` too) whose key is a private-value key, unquoted."""
+    found = []
+    for line in text.splitlines():
+        key, colon, value = line.partition(":")
+        key = key.strip().removeprefix("- ").strip()
+        value = value.strip().strip("'\"").strip()
+        if colon and value and 0 < len(key) <= _MAX_KEY and is_private_key(key):
+            found.append(value)
+    return tuple(dict.fromkeys(found))
 
 
 @lru_cache(maxsize=1)  # the text's pieces and its fields are read one after the other

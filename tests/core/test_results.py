@@ -73,6 +73,13 @@ def test_values_under_private_keys_stay_in_the_text_and_are_noted_too() -> None:
     assert (reduced.ids, reduced.private) == ((("r_1",),), (("4532987654321098", "123"),))
 
 
+def test_values_of_key_value_lines_under_private_keys_are_noted() -> None:
+    text = "first_name: Emma\n- phone_number: '327-420-4923'\nNote: call me\nIBAN: DE89 3704"
+    reduced = to_tool_result(text, is_private_key=lambda key: key in {"phone_number", "IBAN"})
+    assert reduced.texts == (text,)
+    assert reduced.private == (("327-420-4923", "DE89 3704"),)
+
+
 @pytest.mark.parametrize(
     ("result", "fields"),
     [
