@@ -8,6 +8,8 @@
      "approved": bool (optional: the user's answer when the call was asked about; without it an
                        asked call that has a result counts as approved),
      "quarantined": bool (optional: the tool was quarantined, changed since it was pinned)}
+A server's tool descriptions that instruct the agent are a record of its ``tools/list`` (no
+arguments; the descriptions as the result), as the proxy records them (see ``core.types.LISTING``).
 
 A trace is validated whole before anything runs, so a bad line is reported with its number and
 nothing is half-done. Error messages never quote the line: it may hold secrets.
