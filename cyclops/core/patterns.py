@@ -70,7 +70,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         leak=_leak(top.table("leak", {})),
         flows=_flows(top.table("flows", {})),
         limits=_limits(top.table("limits", {})),
-        tool_verbs=_tool_verbs(top.table("tools", {})),
+        **_tools(top.table("tools", {})),
     )
     controls = top.table("controls", {})
     patterns = dataclasses.replace(patterns, controls=parse_controls(controls))
@@ -202,13 +202,14 @@ def _results(table: TableReader) -> tuple[SafeRegex, ...]:
     return markers
 
 
-def _tool_verbs(table: TableReader) -> frozenset[str]:
+def _tools(table: TableReader) -> dict[str, Any]:
     verbs = table.strings("verbs", [])
     for verb in verbs:
         if not re.fullmatch(r"[a-z]+", verb):
             table.fail("verbs", verb, "not one lower-case word", 'write a verb such as "send"')
+    poisoning = _regexes(table, "poisoning_markers")
     table.finish()
-    return frozenset(verbs)
+    return {"tool_verbs": frozenset(verbs), "poisoning_markers": poisoning}
 
 
 def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:

@@ -113,14 +113,22 @@ def suspicious_descriptions(
 
 
 def instructing_texts(
-    tools: Sequence[Mapping[str, Any]], instructions: str | None, markers: Iterable[SafeRegex]
+    tools: Sequence[Mapping[str, Any]],
+    instructions: str | None,
+    markers: Iterable[SafeRegex],
+    poisoning: Iterable[SafeRegex],
 ) -> str:
     """What a server wrote for the agent (its instructions, its tools' descriptions) that
-    instructs it, one text per paragraph (``name: description``); empty when nothing does.
-    The proxy hands it to the core as the result of the server's ``tools/list``."""
-    markers = tuple(markers)
+    instructs it (an untrusted marker) to do what poisoned tools ask (a poisoning marker: read
+    a secret, keep it from the user, divert another tool), one text per paragraph
+    (``name: description``); empty when nothing does. A description that only insists on how
+    to use its own tool ("<IMPORTANT> call list_tables first") is not one. The proxy hands the
+    texts to the core as the result of the server's ``tools/list``."""
+    markers, poisoning = tuple(markers), tuple(poisoning)
     texts = [("instructions", instructions or "")]
     texts += [(str(t.get("name")), str(t.get("description") or "")) for t in tools]
     return "\n\n".join(
-        f"{name}: {text}" for name, text in texts if any(m.search(text) for m in markers)
+        f"{name}: {text}"
+        for name, text in texts
+        if any(m.search(text) for m in markers) and any(p.search(text) for p in poisoning)
     )

@@ -169,10 +169,14 @@ def _line_values(text: str, is_private_key: IsKey) -> tuple[str, ...]:
     list item's ``- key: value`` too) whose key is a private-value key, unquoted."""
     found = []
     for line in text.splitlines():
-        key, colon, value = line.partition(":")
-        key = key.strip().removeprefix("- ").strip()
-        value = value.strip().strip("'\"").strip()
-        if colon and value and 0 < len(key) <= _MAX_KEY and is_private_key(key):
+        colon = line.find(":", 0, _MAX_KEY + 4)  # a key is short: prose is skipped early
+        if colon <= 0:
+            continue
+        key = line[:colon].strip().removeprefix("- ").strip()
+        if not key or key.count(" ") > 3:
+            continue
+        value = line[colon + 1 :].strip().strip("'\"").strip()
+        if value and is_private_key(key):
             found.append(value)
     return tuple(dict.fromkeys(found))
 

@@ -153,6 +153,9 @@ class Patterns:
     controls: Controls = field(default_factory=Controls)
     # words that start what a tool does (``send`` in ``GmailSendEmail``); see ``regex.tool_names``
     tool_verbs: frozenset[str] = frozenset()
+    poisoning_markers: tuple[SafeRegex, ...] = ()
+    """What a tool description that instructs the agent must also hold to make its server
+    hostile: a secret or a file to read, concealment from the user, another tool to divert."""
 
     def role(self, name: str) -> Role | None:
         return next((role for role in self.roles if role.name == name), None)

@@ -218,7 +218,9 @@ class Sessions:
         """A downstream's tools and instructions: what of them instructs the agent (tool
         poisoning) every session reads as the result of a ``tools/list`` call of ``server``,
         now and when it starts; the core makes the server hostile."""
-        listing = instructing_texts(tools, instructions, self._patterns.untrusted_markers)
+        patterns = self._patterns
+        markers, poisoning = patterns.untrusted_markers, patterns.poisoning_markers
+        listing = instructing_texts(tools, instructions, markers, poisoning)
         if listing == self._listings.get(server, ""):
             return
         self._listings[server] = listing

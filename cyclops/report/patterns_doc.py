@@ -142,6 +142,11 @@ def _roles(patterns: Patterns) -> list[str]:
         "from, on the same server, is no leak.",
         "",
         f"Verbs: {_codes(sorted(patterns.tool_verbs))}.",
+        "",
+        "A server whose instructions or a tool's description match an untrusted marker and one",
+        "of these poisoning markers gets the `hostile` role:",
+        "",
+        *_regex_list(patterns.poisoning_markers),
     ]
     for role in patterns.roles:
         lines += ["", *_role(role)]
