@@ -213,7 +213,7 @@ class _Walk:
         elif isinstance(value, Mapping):
             for key, item in value.items():
                 if self.keys.opaque(str(key)):
-                    self.ids.extend(_Walk(_Keys()).strings(item))  # all of it is the id
+                    self.ids.extend(_Walk(_Keys()).strings(item, depth + 1))  # all of it is the id
                     continue
                 private = under_private or self.keys.private(str(key))
                 yield from self.strings(item, depth + 1, private)

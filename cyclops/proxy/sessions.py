@@ -180,7 +180,8 @@ class Sessions:
                 self._tg.start_soon(session.sink.run)
                 log.info("session %s: verdict at %s", key, session.sink.path)
             for server, listing in self._listings.items():
-                self._read_listing(session, server, listing)
+                if listing:
+                    self._read_listing(session, server, listing)
         return session
 
     def finished(
@@ -238,8 +239,9 @@ class Sessions:
         decision = guard.decide(session.core, call)
         if self._observer is not None:
             self._observer(session.key, decision)
-        result = {"content": [{"type": "text", "text": listing}]}
-        guard.observe(session.core, decision.index, result)
+        result = {"content": [{"type": "text", "text": listing}]} if decision.forwards else None
+        if result is not None:
+            guard.observe(session.core, decision.index, result)
         self.finished(session, decision, result, context)
 
     def set_quarantined(self, server: str, tools: set[str]) -> None:
