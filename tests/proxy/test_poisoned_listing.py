@@ -8,12 +8,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from feature_server import SECRET_FILE
 from harness import proxied, text, tools_server, verdicts
 
 from cyclops.cli import main
+from cyclops.config import load_patterns
 from cyclops.core import Mode
+from cyclops.proxy.sessions import Sessions
 
 pytestmark = pytest.mark.anyio
 
@@ -90,3 +93,25 @@ async def test_the_listing_is_recorded_and_replays_to_the_same_decisions(
         ("add", "deny"),
         ("add", "allow"),
     ]
+
+
+async def test_a_session_reads_the_listing_its_server_has_now_not_one_it_had() -> None:
+    poisoned = [{"name": "add", "description": POISONED}]
+    clean = [{"name": "add", "description": "Adds two numbers."}]
+    async with anyio.create_task_group() as tg:
+        sessions = Sessions(
+            patterns=load_patterns(),
+            mode=Mode.PREVENT,
+            declared_roles={},
+            verdict_template=None,
+            recorder=None,
+            task_group=tg,
+        )
+        sessions.declare_listing("math", poisoned, None)
+        early = sessions.get("early")
+        sessions.declare_listing("math", clean, None)
+        late = sessions.get("late")
+        assert (early.verdict().metrics.calls, late.verdict().metrics.calls) == (1, 0)
+        assert "hostile" in early.core.roles_of("math")
+        assert "hostile" not in late.core.roles_of("math")
+        tg.cancel_scope.cancel()
