@@ -31,9 +31,10 @@ from enum import StrEnum
 from typing import Any
 
 from ..core.patterns import ArgumentRule, Patterns
-from ..core.regex import Glob
+from ..core.pins import instructing_texts
+from ..core.regex import Glob, tool_names
 from ..core.taint import Labeller
-from ..core.types import Capability, Label
+from ..core.types import HOSTILE_ROLE, Capability, Label
 from .snapshot import Snapshot, ToolSpec
 
 __all__ = [
@@ -57,6 +58,9 @@ class RoleReason(StrEnum):
     """The server's name matches one of the role's ``servers`` globs."""
     SIGNATURE = "signature"
     """The server offers a tool that matches one of the role's ``signatures``."""
+    POISONED = "poisoned"
+    """A tool's description instructs the agent to do what poisoned tools ask (the proxy gives
+    such a server the ``hostile`` role)."""
 
 
 class Inference(StrEnum):
@@ -142,15 +146,26 @@ class Labelling:
 def label_tools(patterns: Patterns, snapshot: Snapshot) -> Labelling:
     declared = {s.name: s.roles for s in snapshot.servers if s.roles}
     labeller = Labeller(patterns, declared)
+    poisoned: dict[str, str] = {}
     for server in snapshot.servers:
         labeller.learn_tools(server.name, [t.name for t in server.tools])
+        if listing := _poisoned_listing(patterns, server.tools):
+            poisoned[server.name] = listing
+            labeller.declare_roles(server.name, (HOSTILE_ROLE,))
     roles: dict[str, tuple[RoleMatch, ...]] = {}
     tools: list[ToolLabels] = []
     for server in snapshot.servers:
         roles[server.name] = _role_matches(patterns, server.name, server.roles, server.tools)
+        if server.name in poisoned:
+            roles[server.name] += (RoleMatch(HOSTILE_ROLE, RoleReason.POISONED, ""),)
         for tool in server.tools:
             tools.append(_label(patterns, labeller, server.name, tool))
     return Labelling(roles, tuple(tools))
+
+
+def _poisoned_listing(patterns: Patterns, tools: tuple[ToolSpec, ...]) -> str:
+    markers, poisoning = patterns.untrusted_markers, patterns.poisoning_markers
+    return instructing_texts([t.raw for t in tools], None, markers, poisoning)
 
 
 def _role_matches(
@@ -177,11 +192,12 @@ def _glob_matches(glob: str, name: str) -> bool:
 def _label(patterns: Patterns, labeller: Labeller, server: str, tool: ToolSpec) -> ToolLabels:
     capability = Capability(server, tool.name)
     labels = labeller.static_labels(capability)
+    names = tool_names(server, tool.name, patterns.tool_verbs)  # as the proxy reads it
     rules = tuple(
         RuleMatch(role.name, glob.pattern, tuple(sorted(role_labels)))
         for role in labeller.roles_of(server)
         for glob, role_labels in role.tools
-        if glob.matches_name(tool.name)
+        if any(map(glob.matches_name, names))
     )
     if rules:
         return ToolLabels(capability, labels, rules, ())
