@@ -189,6 +189,7 @@ _NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
 
 
 def squeezed(cleaned: str) -> str:
-    """Already ``clean`` text's letters and digits, case folded: the form a value is compared
-    in whatever separates its parts (``4532 9876 5432 1098`` and ``4532-9876-5432-1098``)."""
+    """Already ``clean`` text's letters and digits, case folded: the form high values and
+    private values are posted and looked up in, whatever separates their parts (``4532 9876
+    5432 1098`` and ``4532-9876-5432-1098``)."""
     return _NOT_LETTER_OR_DIGIT.sub("", cleaned).casefold()

@@ -28,6 +28,7 @@ from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .canon import squeezed
 from .continuation import MAX_TEXT
 from .hits import Hit, HitKind
 from .rules import LeakSettings
@@ -229,7 +230,7 @@ def _group(
 
 def _covered(value: str, spans: Mapping[int, IntervalSet], sources: Mapping[int, Source]) -> bool:
     return any(
-        value in "".join(c for c in sources[seg][0][a:b] if c.isalnum())
+        value in squeezed(sources[seg][0][a:b])
         for seg, intervals in spans.items()
         if seg in sources
         for a, b in intervals

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from .canon import squeezed
 from .regex import LiteralSet
 from .rules import HighValueRule, SecretRule
 from .text import entropy
@@ -93,5 +94,5 @@ def high_values(rules: Sequence[HighValueRule], text: str) -> list[HighValue]:
             raw = text[start:end]
             if rule.check is not None and not rule.check(raw):
                 continue
-            found.append(HighValue(rule.id, "".join(c for c in raw if c.isalnum()).casefold()))
+            found.append(HighValue(rule.id, squeezed(raw)))
     return found
