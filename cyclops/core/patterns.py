@@ -58,6 +58,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
     version = top.integer("version", SUPPORTED_VERSION)
     if version != SUPPORTED_VERSION:
         top.fail("version", version, "unsupported version", f"use version = {SUPPORTED_VERSION}")
+    verbs, poisoning = _tools(top.table("tools", {}))
     patterns = Patterns(
         source=source,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
@@ -70,7 +71,8 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         leak=_leak(top.table("leak", {})),
         flows=_flows(top.table("flows", {})),
         limits=_limits(top.table("limits", {})),
-        **_tools(top.table("tools", {})),
+        tool_verbs=verbs,
+        poisoning_markers=poisoning,
     )
     controls = top.table("controls", {})
     patterns = dataclasses.replace(patterns, controls=parse_controls(controls))
@@ -202,14 +204,15 @@ def _results(table: TableReader) -> tuple[SafeRegex, ...]:
     return markers
 
 
-def _tools(table: TableReader) -> dict[str, Any]:
+def _tools(table: TableReader) -> tuple[frozenset[str], tuple[SafeRegex, ...]]:
+    """``[tools]``: its verbs and its poisoning markers."""
     verbs = table.strings("verbs", [])
     for verb in verbs:
         if not re.fullmatch(r"[a-z]+", verb):
             table.fail("verbs", verb, "not one lower-case word", 'write a verb such as "send"')
     poisoning = _regexes(table, "poisoning_markers")
     table.finish()
-    return {"tool_verbs": frozenset(verbs), "poisoning_markers": poisoning}
+    return frozenset(verbs), poisoning
 
 
 def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from .regex import SafeRegex
+from .rules import Patterns
 
 __all__ = [
     "PinReport",
@@ -113,10 +114,7 @@ def suspicious_descriptions(
 
 
 def instructing_texts(
-    tools: Sequence[Mapping[str, Any]],
-    instructions: str | None,
-    markers: Iterable[SafeRegex],
-    poisoning: Iterable[SafeRegex],
+    patterns: Patterns, tools: Sequence[Mapping[str, Any]], instructions: str | None
 ) -> str:
     """What a server wrote for the agent (its instructions, its tools' descriptions) that
     instructs it (an untrusted marker) to do what poisoned tools ask (a poisoning marker: read
@@ -124,7 +122,7 @@ def instructing_texts(
     (``name: description``); empty when nothing does. A description that only insists on how
     to use its own tool ("<IMPORTANT> call list_tables first") is not one. The proxy hands the
     texts to the core as the result of the server's ``tools/list``."""
-    markers, poisoning = tuple(markers), tuple(poisoning)
+    markers, poisoning = patterns.untrusted_markers, patterns.poisoning_markers
     texts = [("instructions", instructions or "")]
     texts += [(str(t.get("name")), str(t.get("description") or "")) for t in tools]
     return "\n\n".join(

@@ -219,9 +219,7 @@ class Sessions:
         """A downstream's tools and instructions: what of them instructs the agent (tool
         poisoning) every session reads as the result of a ``tools/list`` call of ``server``,
         now and when it starts; the core makes the server hostile."""
-        patterns = self._patterns
-        markers, poisoning = patterns.untrusted_markers, patterns.poisoning_markers
-        listing = instructing_texts(tools, instructions, markers, poisoning)
+        listing = instructing_texts(self._patterns, tools, instructions)
         if listing == self._listings.get(server, ""):
             return
         self._listings[server] = listing

@@ -149,7 +149,7 @@ def label_tools(patterns: Patterns, snapshot: Snapshot) -> Labelling:
     poisoned: dict[str, str] = {}
     for server in snapshot.servers:
         labeller.learn_tools(server.name, [t.name for t in server.tools])
-        if listing := _poisoned_listing(patterns, server.tools):
+        if listing := instructing_texts(patterns, [t.raw for t in server.tools], None):
             poisoned[server.name] = listing
             labeller.declare_roles(server.name, (HOSTILE_ROLE,))
     roles: dict[str, tuple[RoleMatch, ...]] = {}
@@ -161,11 +161,6 @@ def label_tools(patterns: Patterns, snapshot: Snapshot) -> Labelling:
         for tool in server.tools:
             tools.append(_label(patterns, labeller, server.name, tool))
     return Labelling(roles, tuple(tools))
-
-
-def _poisoned_listing(patterns: Patterns, tools: tuple[ToolSpec, ...]) -> str:
-    markers, poisoning = patterns.untrusted_markers, patterns.poisoning_markers
-    return instructing_texts([t.raw for t in tools], None, markers, poisoning)
 
 
 def _role_matches(
