@@ -15,6 +15,11 @@ Rules (each tagged with its OWASP LLM Top 10 2025 code through :class:`FlowClass
 4. *self-contained route* (LLM06) — a tool that is untrusted, sensitive and egress at once;
    reported on its first call.
 
+Where a policy requires data edges, content that addressed the agent (an untrusted marker: an
+injected instruction) counts as data unless the policy says otherwise: once it entered the
+agent's context, the session is under attack, and what the agent does next may be what it asked
+for whatever the arguments carry (``delete_file("13")``). Its evidence is ``instruction``.
+
 A destination argument (recipient, URL, channel...) that carries untrusted content was chosen
 by that content: the flow is *steered*, and its severity is critical.
 """
@@ -77,27 +82,60 @@ class Finding:
     routes: tuple[Route, ...]
 
 
+@dataclass(frozen=True)
+class _Reach:
+    """How untrusted content reached a call."""
+
+    data: frozenset[int]
+    """Untrusted calls whose pieces are in the arguments of the call (or of a call on its path)."""
+    influence: tuple[int, ...]
+    """Untrusted calls before it, in the agent's context (see ``Provenance.untrusted_before``)."""
+    instructed: tuple[int, ...]
+    """Calls before it whose results addressed the agent (an injected instruction)."""
+
+    @property
+    def kind(self) -> EvidenceKind:
+        if self.data:
+            return EvidenceKind.DATA
+        if self.instructed:
+            return EvidenceKind.INSTRUCTION
+        return EvidenceKind.INFLUENCE if self.influence else EvidenceKind.NONE
+
+    def enough(self, policy: FlowPolicy) -> bool:
+        """Whether it is evidence enough for ``policy``."""
+        if not policy.require_data_edges:
+            return self.kind is not EvidenceKind.NONE
+        return bool(self.data) or (policy.instructions_as_data and bool(self.instructed))
+
+    @property
+    def source(self) -> int:
+        """The untrusted call that stands for the rest in a flow's chain."""
+        return max(self.data or self.instructed or self.influence)
+
+    def sources(self, policy: FlowPolicy) -> frozenset[int]:
+        """The untrusted calls a flow's routes start from."""
+        if not policy.require_data_edges:
+            return self.data | frozenset(self.instructed) | frozenset(self.influence)
+        return self.data | frozenset(self.instructed) if policy.instructions_as_data else self.data
+
+
 def _untrusted_reach(
     facts: CallFacts, prov: Provenance, via: Collection[int], besides: Collection[int] = ()
-) -> tuple[set[int], list[int]]:
-    """Untrusted calls that reached the call (or the ``via`` calls) as data, and as influence
-    (``besides`` left out: see :func:`exfiltration`)."""
+) -> _Reach:
+    """Untrusted calls that reached the call (or the ``via`` calls), ``besides`` left out (see
+    :func:`exfiltration`)."""
     data = {c for m in facts.matches for c in m.untrusted_calls}
     for call in via:
         data |= {s for s in prov.data_sources(call) if Label.UNTRUSTED in prov.labels(s)}
-    return data, prov.untrusted_before(facts.index, besides=besides)
+    instructed = [c for c in prov.instructed_before(facts.index) if c not in besides]
+    influence = prov.untrusted_before(facts.index, besides=besides)
+    return _Reach(frozenset(data - set(besides)), tuple(influence), tuple(instructed))
 
 
 def _silent_mail(prov: Provenance, call: int) -> bool:
     """Whether the call's result is untrusted and private at once (a mail, a chat) and did not
     address the agent (no untrusted marker): its author's own words, not an instruction."""
     return {Label.UNTRUSTED, Label.SENSITIVE} <= prov.labels(call) and not prov.instructed(call)
-
-
-def _evidence_kind(data: set[int], influence: list[int]) -> EvidenceKind:
-    if data:
-        return EvidenceKind.DATA
-    return EvidenceKind.INFLUENCE if influence else EvidenceKind.NONE
 
 
 def _link(prov: Provenance, index: int, role: Label) -> ChainLink:
@@ -134,29 +172,26 @@ def exfiltration(
     # holds an injected mail beside the one with the code) is untrusted content itself.
     mails_only = all(Label.UNTRUSTED in prov.labels(c) for c in sensitive_calls)
     own = {c for c in sensitive_calls if _silent_mail(prov, c)} if mails_only else set()
-    data, influence = _untrusted_reach(facts, prov, sensitive_calls, besides=own)
-    data -= own
-    kind = _evidence_kind(data, influence)
-    if kind is EvidenceKind.NONE or (policy.require_data_edges and kind is not EvidenceKind.DATA):
+    reach = _untrusted_reach(facts, prov, sensitive_calls, besides=own)
+    if not reach.enough(policy):
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
     via = max(
         sensitive_calls,
         key=lambda c: sum(h.end - h.start + len(h.value) for h in hits if h.call == c),
     )
-    chose_the_read = bool(prov.data_sources(via) & data)
+    chose_the_read = bool(prov.data_sources(via) & reach.data)
     secrets = _secret_rules(facts.matches)
     severity = Severity.CRITICAL if steered or secrets or chose_the_read else Severity.HIGH
-    source = max(data) if data else max(influence)
     chain = [_link(prov, via, Label.SENSITIVE), _link(prov, facts.index, Label.EGRESS)]
-    if source != via:
-        chain.insert(0, _link(prov, source, Label.UNTRUSTED))
-    sources = _capabilities(prov, data if policy.require_data_edges else data | set(influence))
+    if reach.source != via:
+        chain.insert(0, _link(prov, reach.source, Label.UNTRUSTED))
+    sources = _capabilities(prov, reach.sources(policy))
     routes = tuple(
         Route(sources, cap, facts.capability) for cap in _capabilities(prov, sensitive_calls)
     )
     evidence = Evidence(
-        untrusted=kind,
+        untrusted=reach.kind,
         steered_arguments=steered,
         untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls),
         sensitive_arguments=_paths(facts.matches, lambda m: hits.intersection(m.hits)),
@@ -174,8 +209,7 @@ def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
     addresses all the time: forwarding to a colleague a mail once came from is ordinary)."""
     if not facts.names_private_data:
         return None
-    data, _ = _untrusted_reach(facts, prov, ())
-    data = {c for c in data if not _silent_mail(prov, c)}
+    data = {c for c in _untrusted_reach(facts, prov, ()).data if not _silent_mail(prov, c)}
     if not data:
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
@@ -194,15 +228,15 @@ def secret_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Fin
     secrets = _secret_rules(facts.matches)
     if not secrets:
         return None
-    data, influence = _untrusted_reach(facts, prov, ())
-    if policy.require_untrusted and not (data or influence):
+    reach = _untrusted_reach(facts, prov, ())
+    if policy.require_untrusted and reach.kind is EvidenceKind.NONE:
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
     chain = [_link(prov, facts.index, Label.EGRESS)]
-    if data or influence:
-        chain.insert(0, _link(prov, max(data) if data else max(influence), Label.UNTRUSTED))
+    if reach.kind is not EvidenceKind.NONE:
+        chain.insert(0, _link(prov, reach.source, Label.UNTRUSTED))
     evidence = Evidence(
-        untrusted=_evidence_kind(data, influence),
+        untrusted=reach.kind,
         steered_arguments=steered,
         untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls),
         sensitive_arguments=_paths(facts.matches, lambda m: m.secrets),
@@ -213,30 +247,30 @@ def secret_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Fin
             (f.rule_id, f.end - f.start): f.end - f.start for m in facts.matches for f in m.secrets
         }.values()
     )
-    route = Route(_capabilities(prov, data | set(influence)), None, facts.capability)
+    route = Route(_capabilities(prov, reach.sources(policy)), None, facts.capability)
     severity = Severity.CRITICAL if steered else Severity.HIGH
     return Finding(FlowClass.SECRET_EGRESS, severity, tuple(chain), evidence, leaked, (route,))
 
 
 def excessive_agency(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Finding | None:
-    data, influence = _untrusted_reach(facts, prov, ())
-    kind = _evidence_kind(data, influence)
-    if kind is EvidenceKind.NONE or (policy.require_data_edges and kind is not EvidenceKind.DATA):
+    reach = _untrusted_reach(facts, prov, ())
+    if not reach.enough(policy):
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
     if steered:
         severity = Severity.CRITICAL
     else:
-        severity = Severity.HIGH if kind is EvidenceKind.DATA else Severity.MEDIUM
-    source = max(data) if data else max(influence)
-    chain = (_link(prov, source, Label.UNTRUSTED), _link(prov, facts.index, Label.PRIVILEGED))
+        severity = Severity.MEDIUM if reach.kind is EvidenceKind.INFLUENCE else Severity.HIGH
+    chain = (
+        _link(prov, reach.source, Label.UNTRUSTED),
+        _link(prov, facts.index, Label.PRIVILEGED),
+    )
     evidence = Evidence(
-        untrusted=kind,
+        untrusted=reach.kind,
         steered_arguments=steered,
         untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls),
     )
-    sources = _capabilities(prov, data if policy.require_data_edges else data | set(influence))
-    route = Route(sources, None, facts.capability)
+    route = Route(_capabilities(prov, reach.sources(policy)), None, facts.capability)
     return Finding(FlowClass.EXCESSIVE_AGENCY, severity, chain, evidence, 0, (route,))
 
 

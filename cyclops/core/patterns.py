@@ -309,7 +309,8 @@ def _flows(table: TableReader) -> dict[FlowClass, FlowPolicy]:
         untrusted = default.require_untrusted
         if FlowClass(name) is FlowClass.SECRET_EGRESS:
             untrusted = flow.boolean("require_untrusted", default.require_untrusted)
-        policies[FlowClass(name)] = FlowPolicy(Action(action), require, untrusted)
+        instructions = flow.boolean("instructions_as_data", default.instructions_as_data)
+        policies[FlowClass(name)] = FlowPolicy(Action(action), require, untrusted, instructions)
         flow.finish()
     table.finish()
     return policies

@@ -43,6 +43,7 @@ _RESULT_UNMASK = UnmaskLimits(max_depth=2, short_runs=False, text_decoders=False
 _PUBLIC_RESULTS = 16
 _PUBLIC_CHARS = 65536
 _MAX_IDS = 1024
+_MAX_INSTRUCTED = 64
 
 
 class EdgeKind(StrEnum):
@@ -64,6 +65,7 @@ class Provenance:
         private read itself (a private README read with the tool that read the injected public
         one), the earlier one is the untrusted content that counts."""
         self._public: deque[tuple[int, str]] = deque(maxlen=_PUBLIC_RESULTS)
+        self._instructed: deque[int] = deque(maxlen=_MAX_INSTRUCTED)
 
     # -- calls ----------------------------------------------------------------------------------
 
@@ -85,6 +87,8 @@ class Provenance:
         """``instructed``: the call's result addressed the agent (an untrusted marker)."""
         if index in self.graph:
             self.graph.nodes[index].update(labels=labels, instructed=instructed)
+            if instructed:
+                self._instructed.append(index)
 
     def set_audience(self, index: int, audience: frozenset[str]) -> None:
         """The addresses the result of call ``index``, one message, was from and to."""
@@ -99,6 +103,10 @@ class Provenance:
 
     def instructed(self, index: int) -> bool:
         return index in self.graph and bool(self.graph.nodes[index].get("instructed"))
+
+    def instructed_before(self, index: int) -> list[int]:
+        """The calls before ``index`` whose results addressed the agent (the latest 64)."""
+        return [call for call in self._instructed if call < index and call in self.graph]
 
     def capability(self, index: int) -> Capability | None:
         return self.graph.nodes[index]["capability"] if index in self.graph else None

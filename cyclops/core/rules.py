@@ -128,6 +128,9 @@ class FlowPolicy:
     require_data_edges: bool = False
     require_untrusted: bool = True
     """For secret egress: only when untrusted content reached the session."""
+    instructions_as_data: bool = True
+    """Where data edges are required: content that addressed the agent (an untrusted marker)
+    entering its context counts as they do."""
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ class ArgumentLabels:
 class ResultFacts:
     labels: frozenset[Label]
     instructed: bool
-    """Untrusted and private, and it addresses the agent (see flows.exfiltration)."""
+    """It addresses the agent (an untrusted marker): an injected instruction (see flows)."""
     secrets: list[list[str]] = field(repr=False)
     """Per text, the values secret rules match in it (private results only; never in a repr)."""
 
@@ -236,21 +236,18 @@ class Labeller:
 
     def read_result(self, call_labels: frozenset[Label], texts: Sequence[str]) -> ResultFacts:
         """What a result's content shows: its labels (a secret makes it private, an untrusted
-        marker untrusted); whether, untrusted and private at once, it addresses the agent (a
-        marker); the values secret rules match in each of its texts if it is private (see
-        ``TokenFacts.of``). Each text is scanned once, for the labels and the values alike."""
+        marker untrusted); whether it addresses the agent (a marker); the values secret rules
+        match in each of its texts if it is private (see ``TokenFacts.of``). Each text is
+        scanned once, for the labels and the values alike."""
         found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
         if any(found):
             labels.add(Label.SENSITIVE)
-        # Markers matter where they add a label, or say a private result addressed the agent.
-        marked = (Label.UNTRUSTED not in labels or Label.SENSITIVE in labels) and any(
-            m.search(text) for text in texts for m in self._markers
-        )
+        marked = any(m.search(text) for text in texts for m in self._markers)
         if marked:
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels
-        return ResultFacts(frozenset(labels), marked and private, found if private else [])
+        return ResultFacts(frozenset(labels), marked, found if private else [])
 
     @property
     def secrets(self) -> SecretScanner:

@@ -143,6 +143,9 @@ class EvidenceKind(StrEnum):
 
     DATA = "data"
     """Distinctive pieces of untrusted content appear in the arguments of a call on the path."""
+    INSTRUCTION = "instruction"
+    """Untrusted content that addressed the agent (an untrusted marker: an injected
+    instruction) entered its context earlier in the session: the session is under attack."""
     INFLUENCE = "influence"
     """Untrusted content only entered the agent's context earlier in the session."""
     NONE = "none"

@@ -242,12 +242,13 @@ def _flow(flow: FlowClass, policy: FlowPolicy) -> tuple[str, ...]:
         f"`{flow.value}`",
         policy.action.value,
         str(policy.require_data_edges).lower(),
+        str(policy.instructions_as_data).lower(),
         untrusted,
     )
 
 
 def _flows(patterns: Patterns) -> list[str]:
-    header = ("flow", "action", "require_data_edges", "require_untrusted")
+    header = ("flow", "action", "require_data_edges", "instructions_as_data", "require_untrusted")
     rows = [_flow(flow, patterns.flows[flow]) for flow in FlowClass if flow in patterns.flows]
     return ["## Flow policies", "", *_table(header, rows)]
 
