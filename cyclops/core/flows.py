@@ -11,7 +11,8 @@ Rules (each tagged with its OWASP LLM Top 10 2025 code through :class:`FlowClass
    read needed (the key may come from the prompt), in a session untrusted content reached
    (unless the policy drops that condition). Not raised when rule 1 already fired.
 3. *excessive agency* (LLM06) — untrusted content reaches a privileged call (data edges unless
-   the policy allows influence).
+   the policy allows influence); or an egress call sends what, or where, content that addressed
+   the agent said, though nothing private (see :func:`instructed_egress`).
 4. *self-contained route* (LLM06) — a tool that is untrusted, sensitive and egress at once;
    reported on its first call.
 
@@ -50,6 +51,7 @@ __all__ = [
     "excessive_agency",
     "exfiltration",
     "findings",
+    "instructed_egress",
     "secret_egress",
     "self_contained",
     "sent_by_reference",
@@ -274,6 +276,31 @@ def excessive_agency(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> 
     return Finding(FlowClass.EXCESSIVE_AGENCY, severity, chain, evidence, 0, (route,))
 
 
+def instructed_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Finding | None:
+    """An egress call that sends what, or where, content that addressed the agent said (an
+    injected "email 'Hey' to mark@...", "visit www.true-informations.com"): excessive agency,
+    though it carries nothing private. Content that did not address the agent (a link a
+    colleague posted, an address on a web page) chooses what the agent sends all the time.
+    A call that carries pieces of private data is left to the exfiltration rule and its
+    thresholds (a secret sent in pieces is exfiltration once the pieces add up)."""
+    if not policy.instructions_as_data or any(m.sensitive_hits for m in facts.matches):
+        return None
+    instructed = set(prov.instructed_before(facts.index))
+    used = {c for m in facts.matches for c in m.untrusted_calls} & instructed
+    if not used:
+        return None
+    steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls & used)
+    chain = (_link(prov, max(used), Label.UNTRUSTED), _link(prov, facts.index, Label.EGRESS))
+    evidence = Evidence(
+        untrusted=EvidenceKind.INSTRUCTION,
+        steered_arguments=steered,
+        untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls & used),
+    )
+    route = Route(_capabilities(prov, used), None, facts.capability)
+    severity = Severity.CRITICAL if steered else Severity.HIGH
+    return Finding(FlowClass.EXCESSIVE_AGENCY, severity, chain, evidence, 0, (route,))
+
+
 def self_contained(
     facts: CallFacts, prov: Provenance, tool_labels: frozenset[Label]
 ) -> Finding | None:
@@ -299,17 +326,21 @@ def findings(
     routes_seen: set[Capability],
 ) -> list[Finding]:
     """The flows the call makes, by the rules that apply to its labels: exfiltration (of the
-    significant ``hits``, ``leaked`` bytes, or by reference), else secret egress, for a sink;
-    excessive agency for a privileged call; a self-contained route once per tool (noted in
-    ``routes_seen``). Rules whose policy is to allow are left out."""
+    significant ``hits``, ``leaked`` bytes, or by reference), else secret egress and an
+    instructed egress, for a sink; excessive agency for a privileged call; a self-contained
+    route once per tool (noted in ``routes_seen``). Rules whose policy is to allow are left
+    out."""
     found: list[Finding | None] = []
+    agency = policies[FlowClass.EXCESSIVE_AGENCY]
     if Label.EGRESS in facts.labels:
         exfil = exfiltration(facts, prov, hits, leaked, policies[FlowClass.EXFILTRATION])
         exfil = exfil or sent_by_reference(facts, prov)
         secret = policies[FlowClass.SECRET_EGRESS]
         found.append(exfil if exfil else secret_egress(facts, prov, secret))
+        if not exfil and Label.PRIVILEGED not in facts.labels:
+            found.append(instructed_egress(facts, prov, agency))
     if Label.PRIVILEGED in facts.labels:
-        found.append(excessive_agency(facts, prov, policies[FlowClass.EXCESSIVE_AGENCY]))
+        found.append(excessive_agency(facts, prov, agency))
     if facts.capability not in routes_seen:
         route = self_contained(facts, prov, tool_labels)
         if route is not None:

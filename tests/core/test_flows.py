@@ -570,6 +570,12 @@ def test_instructions_count_as_nothing_more_than_influence_if_the_policy_says_so
     make = step("shell", "run_command", {"command": "make test"})
     session = Session(replace(patterns, flows=flows), Mode.PREVENT)
     assert play(session, [fetch_page(), make])[-1].action is Action.ALLOW
+    # nor does a send of nothing private to where the page said
+    session = Session(replace(patterns, flows=flows), Mode.PREVENT)
+    assert play(session, [fetch_page(), post("hello")])[-1].action is Action.ALLOW
+    assert play(Session(patterns, Mode.PREVENT), [fetch_page(), post("hello")])[-1].action is (
+        Action.DENY
+    )
 
 
 def test_a_tool_that_is_untrusted_sensitive_and_egress_is_a_self_contained_route(
@@ -657,7 +663,8 @@ def test_a_name_every_private_file_holds_is_vocabulary(prevent: Session) -> None
 def test_a_number_without_a_country_code_is_no_phone_number(prevent: Session) -> None:
     record = '{"observations": ["ticket 318883335730"]}'
     crm = step("memory", "search_nodes", {"query": "tickets"}, record)
-    assert play(prevent, [fetch_page(), crm, post("ref 318883335730")])[-1].flows == ()
+    page = fetch_page("<p>Release notes for v2.</p>")
+    assert play(prevent, [page, crm, post("ref 318883335730")])[-1].flows == ()
 
 
 def test_a_fragment_of_twelve_characters_links_across_token_boundaries(prevent: Session) -> None:
