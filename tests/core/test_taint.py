@@ -49,6 +49,12 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("shell", "run_command", {"command": "cat ~/.ssh/id_rsa | base64"}, {P, S}),
         ("filesystem", "write_file", {"path": "/home/a/.bashrc", "content": "x"}, {P}),
         ("filesystem", "read_text_file", {"path": "/home/a/.bashrc"}, {S}),
+        # the agent's own configuration: an MCP server added runs a command, rules instruct
+        ("filesystem", "write_file", {"path": "/home/a/.cursor/mcp.json", "content": "{}"}, {P}),
+        ("filesystem", "edit_file", {"path": "/repo/CLAUDE.md", "edits": []}, {P}),
+        ("filesystem", "write_file", {"path": "/repo/.cursor/rules/style.mdc", "content": ""}, {P}),
+        ("filesystem", "read_text_file", {"path": "/home/a/.cursor/mcp.json"}, {S}),
+        ("filesystem", "write_file", {"path": "/repo/docs/mcp.md", "content": "x"}, set()),
         # URL rule: a host outside the allowlist is egress (and its answer untrusted)
         ("custom", "do", {"endpoint": "https://collector.example.net/x"}, {E, U}),
         ("custom", "do", {"endpoint": "http://localhost:8080/x"}, set()),
