@@ -70,6 +70,8 @@ class CallFacts:
     names_private_data: bool = False
     """Its arguments name private data that the call reads itself (a key file in a command
     line, a credentials file to upload): what it sends never passes through a result."""
+    instruction_only: bool = False
+    """Its tool is one of the excessive-agency policy's ``instruction_only_tools``."""
 
 
 @dataclass(frozen=True)
@@ -255,10 +257,16 @@ def secret_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Fin
 
 
 def excessive_agency(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Finding | None:
+    """Untrusted content reached a privileged call; for a tool whose arguments come from what
+    the agent read when the user asks for it (``instruction_only``), only content that
+    addressed the agent counts (reviews name the hotel the user then books)."""
     reach = _untrusted_reach(facts, prov, ())
+    if facts.instruction_only:
+        reach = _Reach(frozenset(), (), reach.instructed)
     if not reach.enough(policy):
         return None
-    steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
+    counted = reach.data | frozenset(reach.instructed) | frozenset(reach.influence)
+    steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls & counted)
     if steered:
         severity = Severity.CRITICAL
     else:
@@ -270,7 +278,7 @@ def excessive_agency(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> 
     evidence = Evidence(
         untrusted=reach.kind,
         steered_arguments=steered,
-        untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls),
+        untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls & counted),
     )
     route = Route(_capabilities(prov, reach.sources(policy)), None, facts.capability)
     return Finding(FlowClass.EXCESSIVE_AGENCY, severity, chain, evidence, 0, (route,))

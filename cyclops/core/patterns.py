@@ -310,7 +310,12 @@ def _flows(table: TableReader) -> dict[FlowClass, FlowPolicy]:
         if FlowClass(name) is FlowClass.SECRET_EGRESS:
             untrusted = flow.boolean("require_untrusted", default.require_untrusted)
         instructions = flow.boolean("instructions_as_data", default.instructions_as_data)
-        policies[FlowClass(name)] = FlowPolicy(Action(action), require, untrusted, instructions)
+        instruction_only = default.instruction_only_tools
+        if FlowClass(name) is FlowClass.EXCESSIVE_AGENCY:
+            instruction_only = _globs(flow, "instruction_only_tools")
+        policies[FlowClass(name)] = FlowPolicy(
+            Action(action), require, untrusted, instructions, instruction_only
+        )
         flow.finish()
     table.finish()
     return policies

@@ -131,6 +131,9 @@ class FlowPolicy:
     instructions_as_data: bool = True
     """Where data edges are required: content that addressed the agent (an untrusted marker)
     entering its context counts as they do."""
+    instruction_only_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """For excessive agency: tools whose arguments come from what the agent read when the user
+    asks for them (a hotel picked from its reviews): only an injected instruction counts."""
 
 
 @dataclass(frozen=True)

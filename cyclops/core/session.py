@@ -86,6 +86,7 @@ class Session:
         self.mode = mode
         self.id = session_id
         self._labeller = Labeller(patterns, declared_roles)
+        self._instruction_only = patterns.flows[FlowClass.EXCESSIVE_AGENCY].instruction_only_tools
         self._controller = Controller(patterns.controls, self._labeller)
         self._prov = Provenance(patterns)
         self._ledger = LeakLedger(patterns.leak)
@@ -153,7 +154,12 @@ class Session:
         matches = self._prov.match_arguments(index, args, shape) if consequential else []
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
-        facts = CallFacts(index, call.capability, labels, matches, destination, private_reference)
+        chosen = Label.PRIVILEGED in labels and self._labeller.named_by(
+            call.capability, self._instruction_only
+        )
+        facts = CallFacts(
+            index, call.capability, labels, matches, destination, private_reference, chosen
+        )
         hits = self._prov.private_hits_of(index, matches, shape.recipients) if egress else []
         if egress:
             hits += continued(self._prov, matches, hits, self._ledger.latest(destination))

@@ -121,6 +121,11 @@ class Labeller:
                     labels |= role_labels
         return frozenset(labels)
 
+    def named_by(self, capability: Capability, globs: GlobSet) -> bool:
+        """Whether one of ``globs`` matches the tool's name, read as roles' tool globs read it."""
+        names = tool_names(capability.server, capability.tool, self._p.tool_verbs)
+        return any(map(globs.matches_name, names))
+
     def container(self, capability: Capability, args: Sequence[ArgLeaf]) -> Container:
         """Where the call reads or writes, by its server's roles' ``container_keys``: the
         top-level arguments under them (key, value case-folded), sorted; empty if none."""

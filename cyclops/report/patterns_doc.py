@@ -238,17 +238,26 @@ def _leak(patterns: Patterns) -> list[str]:
 
 def _flow(flow: FlowClass, policy: FlowPolicy) -> tuple[str, ...]:
     untrusted = str(policy.require_untrusted).lower() if flow is FlowClass.SECRET_EGRESS else ""
+    only = ", ".join(f"`{glob}`" for glob in policy.instruction_only_tools.patterns)
     return (
         f"`{flow.value}`",
         policy.action.value,
         str(policy.require_data_edges).lower(),
         str(policy.instructions_as_data).lower(),
         untrusted,
+        only,
     )
 
 
 def _flows(patterns: Patterns) -> list[str]:
-    header = ("flow", "action", "require_data_edges", "instructions_as_data", "require_untrusted")
+    header = (
+        "flow",
+        "action",
+        "require_data_edges",
+        "instructions_as_data",
+        "require_untrusted",
+        "instruction_only_tools",
+    )
     rows = [_flow(flow, patterns.flows[flow]) for flow in FlowClass if flow in patterns.flows]
     return ["## Flow policies", "", *_table(header, rows)]
 

@@ -56,6 +56,18 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[tools]\nverb = ['send']", "tools.verb"),
         ("[flows.exfiltration]\naction = 'block'", "flows.exfiltration.action"),
         (
+            "[flows.exfiltration]\ninstructions_as_data = 1",
+            "flows.exfiltration.instructions_as_data",
+        ),
+        (
+            "[flows.exfiltration]\ninstruction_only_tools = ['reserve_*']",
+            "flows.exfiltration.instruction_only_tools",
+        ),
+        (
+            "[flows.excessive_agency]\ninstruction_only_tools = ['[z-a]']",
+            "flows.excessive_agency.instruction_only_tools",
+        ),
+        (
             "[[arguments]]\nid = 'a'\nkeys = ['path']\nlabels = ['sensitive']",
             "arguments[0].path_globs",
         ),
