@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from cyclops.core import Action, FlowClass, Label, Patterns, Session
+from cyclops.core import Action, EvidenceKind, FlowClass, Label, Patterns, Session
 from cyclops.core.pins import instructing_texts
 from cyclops.core.types import LISTING
 from cyclops.testing import play, step
@@ -47,6 +47,19 @@ def test_a_secret_passed_to_a_poisoned_tool_is_exfiltration(prevent: Session) ->
     assert [d.action for d in decisions] == [Action.ALLOW, Action.ALLOW, Action.DENY, Action.ALLOW]
     assert {Label.UNTRUSTED, Label.EGRESS} <= decisions[2].labels
     assert [f.flow_class for f in decisions[2].flows] == [FlowClass.EXFILTRATION]
+
+
+def test_a_privileged_call_after_a_poisoned_listing_is_excessive_agency(prevent: Session) -> None:
+    # The listing addressed the agent: the session is under attack, whatever runs next.
+    steps = [
+        step("math", LISTING, {}, POISONED),
+        step("shell", "run_command", {"command": "make test"}, "ok"),
+    ]
+    (flow,) = play(prevent, steps)[-1].flows
+    assert (flow.flow_class, flow.evidence.untrusted) == (
+        FlowClass.EXCESSIVE_AGENCY,
+        EvidenceKind.INSTRUCTION,
+    )
 
 
 def test_a_secret_passed_to_a_tool_whose_listing_instructs_nothing_is_allowed(
