@@ -154,7 +154,10 @@ def _roles(table: TableReader) -> tuple[Role, ...]:
         servers, signatures = _globs(role, "servers"), _globs(role, "signatures")
         containers, hosts = _globs(role, "container_keys"), _globs(role, "hosts")
         fields = _field_names(role, "sender_fields"), _field_names(role, "recipient_fields")
-        roles.append(Role(name, servers, tuple(rules), signatures, containers, hosts, *fields))
+        checkouts = _globs(role, "checkout_keys")
+        roles.append(
+            Role(name, servers, tuple(rules), signatures, containers, hosts, *fields, checkouts)
+        )
         role.finish()
     table.finish()
     return tuple(roles)

@@ -32,7 +32,7 @@ from .matches import ArgumentMatch, CallShape
 from .rules import Patterns
 from .secretscan import high_values
 from .text import has_letters_and_digits
-from .types import ArgPath, Capability, Container, Label, ToolResult
+from .types import ArgPath, Capability, Container, Label, Place, ToolResult
 from .unmask import UnmaskLimits, unmask
 
 __all__ = ["ArgumentMatch", "CallShape", "EdgeKind", "Provenance"]
@@ -44,6 +44,7 @@ _PUBLIC_RESULTS = 16
 _PUBLIC_CHARS = 65536
 _MAX_IDS = 1024
 _MAX_INSTRUCTED = 64
+_NOWHERE = Place()
 
 
 class EdgeKind(StrEnum):
@@ -74,10 +75,10 @@ class Provenance:
         index: int,
         capability: Capability,
         labels: frozenset[Label],
-        container: Container = (),
+        place: Place = _NOWHERE,
     ) -> None:
-        """``container``: where the call reads or writes (see ``Labeller.container``)."""
-        self.graph.add_node(index, capability=capability, labels=labels, container=container)
+        """``place``: where the call reads or writes (see ``Labeller.place``)."""
+        self.graph.add_node(index, capability=capability, labels=labels, place=place)
         self._order.append(index)
         while len(self._order) > self._p.limits.max_calls:
             self.graph.remove_node(self._order.popleft())
@@ -163,8 +164,10 @@ class Provenance:
         of piece:
 
         - *returned*: read by a call of the same server in the same container (a repository,
-          a channel) the call writes in: it reaches no one who could not read it there; but
-          not the ``outbound`` hits (inside a URL the call carries to another host);
+          a channel) the call writes in, or read from a local file of the container's checkout
+          (a file under a directory named as ``checkout_keys`` say: ``~/code/parser/...``
+          pushed to the repository ``parser``): it reaches no one who could not read it there;
+          but not the ``outbound`` hits (inside a URL the call carries to another host);
         - *public*: already in a public (untrusted, not private) result before the private one
           (quoting a web page that a mail also quotes leaks nothing);
         - *vocabulary*: found in more than ``max_private_sources`` different private texts of
@@ -179,6 +182,8 @@ class Provenance:
         if home is not None:
             hits = [hit for hit in hits if self._container(hit.call) != home]
             hits += [hit for hit in outbound if self._container(hit.call) == home]
+        if checkouts := self._place(index).checkouts:
+            hits = [hit for hit in hits if not checkouts & self._place(hit.call).directories]
         pieces = [(hit, self.piece(hit)) for hit in hits]
         texts: dict[str, set[int]] = {}
         for hit, piece in pieces:
@@ -208,12 +213,16 @@ class Provenance:
         """The private text a hit found (its value, for a high-value hit)."""
         return self.index.piece(hit)
 
+    def _place(self, index: int) -> Place:
+        node = self.graph.nodes.get(index)
+        return node["place"] if node is not None else _NOWHERE
+
     def _container(self, index: int) -> tuple[str, Container] | None:
         """The server and container call ``index`` reads or writes in; None if it names none."""
         node = self.graph.nodes.get(index)
-        if node is None or not node["container"]:
+        if node is None or not node["place"].container:
             return None
-        return node["capability"].server, node["container"]
+        return node["capability"].server, node["place"].container
 
     def _is_public(self, call: int, piece: str) -> bool:
         return any(i < call and piece in text for i, text in self._public)

@@ -42,6 +42,10 @@ class Role:
     recipient_fields: tuple[str, ...] = ()
     """Header fields (``From:``, ``"to":``) of a result that is one message: the addresses on
     them are its audience, and what it says sent back to them only is no leak."""
+    checkout_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Container keys whose value names the directory a local copy of the container lives in
+    (a repository's checkout): a local file under such a directory, written into the
+    container, goes back where it came from."""
 
 
 @dataclass(frozen=True)

@@ -143,8 +143,8 @@ class Session:
         args = leaves(call.arguments)
         arg_labels = self._labeller.argument_labels(call.capability, args)
         labels = self._labeller.static_labels(call.capability) | arg_labels.labels
-        container = self._labeller.container(call.capability, args)
-        self._prov.add_call(index, call.capability, labels, container)
+        place = self._labeller.place(call.capability, args, arg_labels)
+        self._prov.add_call(index, call.capability, labels, place)
         self._prov.add_influence(index)
         egress = Label.EGRESS in labels
         shape = self._labeller.call_shape(call.capability, args, labels, arg_labels)

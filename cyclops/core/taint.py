@@ -18,6 +18,7 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -28,7 +29,16 @@ from .matches import CallShape
 from .regex import GlobSet, RegexError, SafeRegex, normalize_path, tool_names
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
-from .types import HOSTILE_ROLE, LISTING, ArgPath, Capability, Container, Label, ToolResult
+from .types import (
+    HOSTILE_ROLE,
+    LISTING,
+    ArgPath,
+    Capability,
+    Container,
+    Label,
+    Place,
+    ToolResult,
+)
 
 __all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
 
@@ -135,6 +145,22 @@ class Labeller:
             if leaf.path == leaf.key and self._is_container_key(capability.server, leaf.key)
         }
         return tuple(sorted(found))
+
+    def place(
+        self, capability: Capability, args: Sequence[ArgLeaf], arg_labels: ArgumentLabels
+    ) -> Place:
+        """Where the call reads or writes: its container, the directories a checkout of that
+        container lives in, and the directories of the absolute local paths it names (not for
+        a call in a container, whose paths are the container's; nor for a key or a secret
+        file, which no repository holds)."""
+        container = self.container(capability, args)
+        checkout_keys = [r.checkout_keys for r in self.roles_of(capability.server)]
+        checkouts = {
+            value for key, value in container if any(k.matches_name(key) for k in checkout_keys)
+        }
+        if container or Label.SENSITIVE in arg_labels.labels:
+            return Place(container, frozenset(checkouts))
+        return Place(container, frozenset(checkouts), frozenset(_directories(args)))
 
     def audience(self, server: str, result: ToolResult) -> frozenset[str]:
         """The addresses a result of ``server`` that is one message was from and to, by its
@@ -268,6 +294,19 @@ def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
         return (SafeRegex("|".join(f"(?:{r.pattern})" for r in regexes)),)
     except RegexError:
         return regexes
+
+
+_ABSOLUTE_PATH = re.compile(r"(?:/|~/|[A-Za-z]:/)\S*/\S*")
+
+
+def _directories(args: Sequence[ArgLeaf]) -> Iterator[str]:
+    """The directory names (case-folded) of the absolute local paths among the arguments."""
+    for leaf in args:
+        value = leaf.value.strip().replace("\\", "/")
+        if _ABSOLUTE_PATH.fullmatch(value):
+            for name in value.split("/")[:-1]:
+                if name not in ("", ".", "..", "~") and not name.endswith(":"):
+                    yield name.casefold()
 
 
 def _is_whole_url(value: str) -> bool:

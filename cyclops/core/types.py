@@ -30,6 +30,7 @@ __all__ = [
     "Label",
     "Mode",
     "Owasp",
+    "Place",
     "Reason",
     "Severity",
     "ToolCall",
@@ -53,6 +54,18 @@ ArgPath: TypeAlias = str
 Container: TypeAlias = tuple[tuple[str, str], ...]
 """Where a call reads or writes (a repository, a channel): its arguments under its roles'
 ``container_keys``, as sorted (key, case-folded value) pairs; empty when it names none."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a call reads or writes."""
+
+    container: Container = ()
+    checkouts: frozenset[str] = frozenset()
+    """Directory names a local copy of its container lives in (``checkout_keys``' values)."""
+    directories: frozenset[str] = frozenset()
+    """Directory names in the local paths its arguments name (none for a key or a secret file:
+    such a file never goes back to a repository)."""
 
 
 class Label(StrEnum):

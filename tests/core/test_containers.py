@@ -191,3 +191,72 @@ def test_a_channels_data_in_a_link_posted_back_into_it_leaves_the_channel(
     link = "https://offsite-cdn.example/p.png?ref=PRL-88213-QX"
     steps = payroll_posted("C07PAYROLL", f"![x]({link})")
     assert play(prevent, steps)[-1].action is Action.DENY
+
+
+def read_local(path: str, text: str = SOURCE) -> Step:
+    return step("filesystem", "read_text_file", {"path": path}, text)
+
+
+@pytest.mark.parametrize(
+    ("path", "action"),
+    [
+        ("/home/dev/billing/billing/refunds.py", Action.ALLOW),  # the repository's checkout
+        ("/home/dev/Billing/billing/refunds.py", Action.ALLOW),  # directory names ignore case
+        ("/home/dev/ledger-core/ledger/refunds.py", Action.DENY),  # another project's code
+        ("refunds.py", Action.DENY),  # no directory says whose code it is
+    ],
+)
+def test_a_fix_of_a_local_checkout_pushed_to_its_repository_is_no_leak(
+    prevent: Session, path: str, action: Action
+) -> None:
+    decision = play(prevent, [issue(), read_local(path), write_code("acme", "billing")])[-1]
+    assert decision.action is action
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "flow_class"),
+    [
+        # a key or secret file is never the repository's, even in its checkout
+        ("/home/dev/billing/.env", "DB_PASSWORD=Zq8vR2mX9pL4tW7k\n", FlowClass.EXFILTRATION),
+        # a secret in the repository's own code is still a secret
+        ("/home/dev/billing/billing/settings.py",
+         "STRIPE_KEY = 'sk_live_51Hx9kLmN0pQrStUvWxYz1234'\n", FlowClass.SECRET_EGRESS),
+    ],
+)  # fmt: skip
+def test_secrets_of_the_checkout_pushed_to_its_repository_are_still_denied(
+    prevent: Session, path: str, text: str, flow_class: FlowClass
+) -> None:
+    readme = {"owner": "acme", "repo": "billing", "path": "README.md", "content": text}
+    steps = [
+        issue(),
+        read_local(path, text),
+        step("github", "create_or_update_file", {**readme, "message": "docs"}, "ok"),
+    ]
+    decision = play(prevent, steps)[-1]
+    assert decision.action is Action.DENY
+    assert [f.flow_class for f in decision.flows] == [flow_class]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "checkouts", "directories"),
+    [
+        ("github/push_files", {"owner": "acme", "repo": "Parser"}, {"parser"}, set()),
+        ("filesystem/read_text_file", {"path": "/home/dev/parser/src/a.py"}, set(),
+         {"home", "dev", "parser", "src"}),
+        # a key names no directory that could be a repository's
+        ("filesystem/read_text_file", {"path": "/home/dev/parser/.env"}, set(), set()),
+        ("shell/run_command", {"command": "cat src/a.py"}, set(), set()),
+    ],
+)  # fmt: skip
+def test_a_call_names_its_checkouts_and_local_directories(
+    patterns: Patterns,
+    tool: str,
+    arguments: dict[str, str],
+    checkouts: set[str],
+    directories: set[str],
+) -> None:
+    labeller = Labeller(patterns)
+    args = leaves(arguments)
+    capability = Capability(*tool.split("/"))
+    place = labeller.place(capability, args, labeller.argument_labels(capability, args))
+    assert (place.checkouts, place.directories) == (checkouts, directories)

@@ -86,6 +86,7 @@ def test_the_hash_identifies_the_file_text() -> None:
         ),
         ("[leak]\nmin_id_length = -1", "leak.min_id_length"),
         ("[roles.mail]\nservers = ['mail']\nsender_fields = ['from:']", "roles.mail.sender_fields"),
+        ("[roles.git]\nservers = ['git']\ncheckout_keys = ['[z-a]']", "roles.git.checkout_keys"),
         ("[results]\nuntrusted_markers = ['(?=x)']", "results.untrusted_markers"),
         ("[provenance]\nkgram = 2", "provenance.kgram"),
         ("[provenance]\nopaque_ids = ['(?<=x)']", "provenance.opaque_ids"),
