@@ -265,7 +265,7 @@ def excessive_agency(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> 
         reach = _Reach(frozenset(), (), reach.instructed)
     if not reach.enough(policy):
         return None
-    counted = reach.data | frozenset(reach.instructed) | frozenset(reach.influence)
+    counted = reach.data | frozenset(reach.instructed)  # what arguments can carry
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls & counted)
     if steered:
         severity = Severity.CRITICAL
@@ -293,8 +293,8 @@ def instructed_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) ->
     thresholds (a secret sent in pieces is exfiltration once the pieces add up)."""
     if not policy.instructions_as_data or any(m.sensitive_hits for m in facts.matches):
         return None
-    instructed = set(prov.instructed_before(facts.index))
-    used = {c for m in facts.matches for c in m.untrusted_calls} & instructed
+    reach = _untrusted_reach(facts, prov, ())
+    used = reach.data & frozenset(reach.instructed)
     if not used:
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls & used)

@@ -86,7 +86,6 @@ class Session:
         self.mode = mode
         self.id = session_id
         self._labeller = Labeller(patterns, declared_roles)
-        self._instruction_only = patterns.flows[FlowClass.EXCESSIVE_AGENCY].instruction_only_tools
         self._controller = Controller(patterns.controls, self._labeller)
         self._prov = Provenance(patterns)
         self._ledger = LeakLedger(patterns.leak)
@@ -154,9 +153,7 @@ class Session:
         matches = self._prov.match_arguments(index, args, shape) if consequential else []
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
-        chosen = Label.PRIVILEGED in labels and self._labeller.named_by(
-            call.capability, self._instruction_only
-        )
+        chosen = self._labeller.instruction_only(call.capability)
         facts = CallFacts(
             index, call.capability, labels, matches, destination, private_reference, chosen
         )
@@ -173,7 +170,7 @@ class Session:
         wanted = max(
             [*(self.patterns.flows[f.flow_class].action for f in findings)]
             + [c.action for c in controls],
-            key=lambda a: a.strictness,
+            key=_rank,
             default=Action.ALLOW,
         )
         draft = _Draft(index, view, tuple(findings), controls, tuple(hits), sources, leak, wanted)

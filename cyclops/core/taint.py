@@ -35,6 +35,7 @@ from .types import (
     ArgPath,
     Capability,
     Container,
+    FlowClass,
     Label,
     Place,
     ToolResult,
@@ -122,19 +123,23 @@ class Labeller:
             role for role in self._p.roles if role.name in named or role.servers.matches(server)
         )
 
+    def tool_names(self, capability: Capability) -> tuple[str, ...]:
+        """The names tool globs are matched against (see ``regex.tool_names``)."""
+        return tool_names(capability.server, capability.tool, self._p.tool_verbs)
+
     def _static_labels(self, capability: Capability) -> frozenset[Label]:
         labels: set[Label] = set()
-        names = tool_names(capability.server, capability.tool, self._p.tool_verbs)
+        names = self.tool_names(capability)
         for role in self.roles_of(capability.server):
             for glob, role_labels in role.tools:
                 if any(map(glob.matches_name, names)):
                     labels |= role_labels
         return frozenset(labels)
 
-    def named_by(self, capability: Capability, globs: GlobSet) -> bool:
-        """Whether one of ``globs`` matches the tool's name, read as roles' tool globs read it."""
-        names = tool_names(capability.server, capability.tool, self._p.tool_verbs)
-        return any(map(globs.matches_name, names))
+    def instruction_only(self, capability: Capability) -> bool:
+        """Whether the tool is one of the excessive-agency policy's ``instruction_only_tools``."""
+        globs = self._p.flows[FlowClass.EXCESSIVE_AGENCY].instruction_only_tools
+        return any(map(globs.matches_name, self.tool_names(capability)))
 
     def container(self, capability: Capability, args: Sequence[ArgLeaf]) -> Container:
         """Where the call reads or writes, by its server's roles' ``container_keys``: the
@@ -182,7 +187,7 @@ class Labeller:
         labels: set[Label] = set()
         rule_ids: list[str] = []
         located: dict[ArgPath, Spans] = {}
-        names = tool_names(capability.server, capability.tool, self._p.tool_verbs)
+        names = self.tool_names(capability)
         for rule in self._p.arguments:
             if any(map(rule.tools.matches_name, names)) and self._rule_matches(rule, args):
                 labels |= rule.labels

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..core.patterns import ArgumentRule, Patterns
 from ..core.pins import instructing_texts
-from ..core.regex import Glob, tool_names
+from ..core.regex import Glob
 from ..core.taint import Labeller
 from ..core.types import HOSTILE_ROLE, Capability, Label
 from .snapshot import Snapshot, ToolSpec
@@ -187,7 +187,7 @@ def _glob_matches(glob: str, name: str) -> bool:
 def _label(patterns: Patterns, labeller: Labeller, server: str, tool: ToolSpec) -> ToolLabels:
     capability = Capability(server, tool.name)
     labels = labeller.static_labels(capability)
-    names = tool_names(server, tool.name, patterns.tool_verbs)  # as the proxy reads it
+    names = labeller.tool_names(capability)  # as the proxy reads it
     rules = tuple(
         RuleMatch(role.name, glob.pattern, tuple(sorted(role_labels)))
         for role in labeller.roles_of(server)
