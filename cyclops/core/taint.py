@@ -83,6 +83,8 @@ class Labeller:
         self._markers = _any_of(patterns.untrusted_markers)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
+        self._is_checkout_key = lru_cache(maxsize=4096)(self._checkout_key)
+        self.instruction_only = lru_cache(maxsize=4096)(self._instruction_only)
         self._home_hosts = lru_cache(maxsize=1024)(self._hosts_of_roles)
 
     def learn_tools(self, server: str, tools: Iterable[str]) -> None:
@@ -102,6 +104,7 @@ class Labeller:
     def _roles_changed(self) -> None:
         self.static_labels.cache_clear()
         self._is_container_key.cache_clear()
+        self._is_checkout_key.cache_clear()
         self._home_hosts.cache_clear()
 
     def declare_roles(self, server: str, roles: Iterable[str]) -> None:
@@ -136,7 +139,7 @@ class Labeller:
                     labels |= role_labels
         return frozenset(labels)
 
-    def instruction_only(self, capability: Capability) -> bool:
+    def _instruction_only(self, capability: Capability) -> bool:
         """Whether the tool is one of the excessive-agency policy's ``instruction_only_tools``."""
         globs = self._p.flows[FlowClass.EXCESSIVE_AGENCY].instruction_only_tools
         return any(map(globs.matches_name, self.tool_names(capability)))
@@ -159,13 +162,13 @@ class Labeller:
         a call in a container, whose paths are the container's; nor for a key or a secret
         file, which no repository holds)."""
         container = self.container(capability, args)
-        checkout_keys = [r.checkout_keys for r in self.roles_of(capability.server)]
-        checkouts = {
-            value for key, value in container if any(k.matches_name(key) for k in checkout_keys)
-        }
-        if container or Label.SENSITIVE in arg_labels.labels:
+        if container:
+            server = capability.server
+            checkouts = {value for key, value in container if self._is_checkout_key(server, key)}
             return Place(container, frozenset(checkouts))
-        return Place(container, frozenset(checkouts), frozenset(_directories(args)))
+        if Label.SENSITIVE in arg_labels.labels:
+            return Place()
+        return Place(directories=frozenset(_directories(args)))
 
     def audience(self, server: str, result: ToolResult) -> frozenset[str]:
         """The addresses a result of ``server`` that is one message was from and to, by its
@@ -182,6 +185,9 @@ class Labeller:
 
     def _container_key(self, server: str, key: str) -> bool:
         return any(role.container_keys.matches_name(key) for role in self.roles_of(server))
+
+    def _checkout_key(self, server: str, key: str) -> bool:
+        return any(role.checkout_keys.matches_name(key) for role in self.roles_of(server))
 
     def argument_labels(self, capability: Capability, args: Sequence[ArgLeaf]) -> ArgumentLabels:
         labels: set[Label] = set()
