@@ -163,7 +163,8 @@ class IntervalSet:
     def count(self, text: str) -> int:
         """Countable characters of ``text`` inside the intervals (see :func:`countable_chars`).
         A token an interval cuts is judged whole when it mixes letters and digits (a host, a
-        key, an id): ``.example`` cut off ``vorzanqu-6289.int.acme.example`` counts; ``is``
+        key, an id) or is an e-mail address: ``.example`` cut off
+        ``vorzanqu-6289.int.acme.example`` or ``ada.oyelaran@proton.example`` counts; ``is``
         cut off ``isframe(object):`` does not."""
         return sum(countable_chars(text[a:b]) + _cut_off(text, a, b) for a, b in self._spans)
 
@@ -171,6 +172,8 @@ class IntervalSet:
 _CONTEXT = 256
 """Characters looked at on each side of an interval for the token it cuts (a longer token is
 judged by that much of it)."""
+_ADDRESS = re.compile(r"[^\W_][\w.+-]*@[^\W_][\w-]*\.[^\W_]")
+"""An e-mail address in a token: its domain cut off it is a piece of the address."""
 
 
 def _cut_off(text: str, start: int, end: int) -> int:
@@ -189,11 +192,12 @@ def _cut_off(text: str, start: int, end: int) -> int:
 
 def _missed(text: str, i: int, part: str) -> int:
     """``part``'s length if it alone counts nothing but the token around ``i`` mixes letters
-    and digits; else 0."""
+    and digits or is an e-mail address; else 0."""
     if not part.strip() or countable_chars(part):
         return 0
     at = text.rfind(" ", max(0, i - _CONTEXT), i)
     first = at + 1 if at >= 0 else max(0, i - _CONTEXT)
     at = text.find(" ", i, i + _CONTEXT)
     token = text[first : at if at >= 0 else i + _CONTEXT]
-    return len(part.strip()) if has_letters_and_digits(token) else 0
+    whole = has_letters_and_digits(token) or ("@" in token and _ADDRESS.search(token))
+    return len(part.strip()) if whole else 0

@@ -135,6 +135,17 @@ def test_a_record_sent_in_pieces_counts_whole_names_and_date_included(detect: Se
     assert abs(leaked - TRUTH) <= TRUTH // 10
 
 
+def test_the_domain_of_an_address_sent_in_the_next_piece_counts_in_that_call(
+    detect: Session,
+) -> None:
+    posts = [
+        posted("part 1: cust_89794 | Przybylski | Folasade | folasade.przybylski@fastmail."),
+        posted("(2/2) example | +31389451316 | 1959-02-05"),
+    ]
+    decisions = pieces_sent(detect, customers(), posts)
+    assert sum(d.leaked_bytes for d in decisions) == detect.verdict().leaked_bytes == TRUTH
+
+
 def test_pieces_to_different_destinations_do_not_continue_each_other(detect: Session) -> None:
     posts = [posted("cust_897", "C1"), posted("94 | Przybylski", "C2")]
     assert [d.leaked_bytes for d in pieces_sent(detect, customers(), posts)][-1] == 0

@@ -61,7 +61,10 @@ def test_whitespace_and_common_words_do_not_count(text: str, count: int) -> None
     assert countable_chars(text) == count
 
 
-HOSTS = "primary vorzanqu-6289.int.acme.example and isframe(object): integer"
+HOSTS = (
+    "primary vorzanqu-6289.int.acme.example and isframe(object): integer "
+    "ada.oyelaran@proton.example, see example.com"
+)
 
 
 @pytest.mark.parametrize(
@@ -72,6 +75,10 @@ HOSTS = "primary vorzanqu-6289.int.acme.example and isframe(object): integer"
         ("is", "isframe", 0),  # cut off a word with symbols but no digit: judged alone
         ("in", "integer", 0),  # cut off a plain word: judged alone
         ("integ", "integer", 5),
+        ("example", "oyelaran@", 7),  # the domain of an e-mail address: counts
+        (".example", "oyelaran@", 8),
+        ("ada", "ada.oyelaran", 3),
+        ("example", "see", 0),  # cut off a host of words only: judged alone
     ],
 )
 def test_a_piece_cut_off_a_token_of_letters_and_digits_is_judged_by_the_token(
