@@ -28,6 +28,7 @@ from .canon import clean, matchable, squeezed
 from .distinctive import secret_like
 from .fingerprints import FingerprintIndex
 from .hits import Hit
+from .leak import Source
 from .matches import ArgumentMatch, CallShape
 from .rules import Patterns
 from .secretscan import high_values
@@ -141,6 +142,16 @@ class Provenance:
         data["kinds"].add(kind)
         if path is not None:
             data["arguments"].add(path)
+
+    def sources(self, hits: Iterable[Hit]) -> dict[int, Source]:
+        """The private text and family of each indexed segment ``hits`` found (what the leak
+        ledger counts bytes of)."""
+        found = {}
+        for hit in hits:
+            segment = self.index.segment(hit.segment)
+            if segment is not None:
+                found[hit.segment] = (segment.text, segment.family)
+        return found
 
     def private_hits_of(
         self, index: int, matches: Iterable[ArgumentMatch], recipients: frozenset[str] = frozenset()

@@ -161,7 +161,7 @@ class Session:
         if egress:
             hits += continued(self._prov, matches, hits, self._ledger.latest(destination))
             hits += preceded(self._prov, hits, self._ledger, destination)
-        sources = self._sources(hits)
+        sources = self._prov.sources(hits)
         leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK
         significant = significant_hits(hits, leak, sources)
         findings = self._findings(facts, significant, leak.completed_bytes)
@@ -353,14 +353,6 @@ class Session:
                 f.leaked_bytes for f in decision.flows if f.flow_class is FlowClass.SECRET_EGRESS
             )
             self._blocked += leak.call_bytes + secret
-
-    def _sources(self, hits: Iterable[Hit]) -> dict[int, Source]:
-        sources = {}
-        for hit in hits:
-            segment = self._prov.index.segment(hit.segment)
-            if segment is not None:
-                sources[hit.segment] = (segment.text, segment.family)
-        return sources
 
     # -- the verdict ----------------------------------------------------------------------------
 
