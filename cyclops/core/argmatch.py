@@ -14,6 +14,7 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 
@@ -33,6 +34,8 @@ from .unmask import DEFAULT_LIMITS, SINK_LIMITS, unmask
 __all__ = ["ArgumentMatcher"]
 
 _URL_TAIL = ").,;:!?]}*_"
+_CHAINED = re.compile(r"[|;&`<>\n]|\$\(")
+"""What chains commands or redirects one's input or output: more than one simple command."""
 
 
 class ArgumentMatcher:
@@ -62,6 +65,8 @@ class ArgumentMatcher:
                 self._match_locator(locator, match)
             if shape.egress and not match.destination and "://" in value:
                 self._match_outbound(value, match, shape)
+                if match.sensitive_hits:
+                    self._drop_links_followed(value, match, shape)
             if leaf.path in shape.opaque:
                 match.sensitive_hits.clear()
                 match.outbound_hits.clear()
@@ -91,6 +96,33 @@ class ArgumentMatcher:
         if holders:
             match.sensitive_hits = [h for h in match.sensitive_hits if h.segment not in holders]
             match.secrets.clear()
+
+    def _drop_links_followed(self, value: str, match: ArgumentMatch, shape: CallShape) -> None:
+        """A command that opens a link a private text holds whole
+        (``psql postgres://app:<password>@db.internal/app`` with the URL of an ``.env``) follows
+        it: the text's pieces inside the link, and its secrets, go to the host the text says
+        they are for. Only a call with no destination argument, one simple command (no pipe,
+        list or redirection), no address outside the link, every host of the call named by
+        the text, and every piece of the text inside the link."""
+        hosts = {host for found in shape.hosts.values() for host in found}
+        if shape.destinations or not hosts:
+            return
+        links = [link.rstrip(_URL_TAIL) for link, _ in urls_in(value)]
+        rest = value
+        for link in links:
+            rest = rest.replace(link, " ")
+        if "@" in rest or _CHAINED.search(rest):
+            return
+        canonical = [matchable(clean(link)).strip() for link in links]
+        for seg_id in {h.segment for h in match.sensitive_hits}:
+            segment = self.index.segment(seg_id)
+            if segment is None or any(host not in segment.text for host in hosts):
+                continue
+            held = [link for link in canonical if link and link in segment.text]
+            own = [h for h in match.sensitive_hits if h.segment == seg_id]
+            if held and all(any(self.index.piece(h) in link for link in held) for h in own):
+                match.sensitive_hits = [h for h in match.sensitive_hits if h.segment != seg_id]
+                match.secrets = [f for f in match.secrets if not _inside(f.secret, held)]
 
     def _at(self, hit: Hit, hosts: Collection[str]) -> bool:
         """Whether ``hit`` is a piece of one of ``hosts`` that its private text names whole."""
@@ -188,3 +220,8 @@ class ArgumentMatcher:
     def _family(self, hit: Hit) -> int:
         segment = self.index.segment(hit.segment)
         return segment.family if segment is not None else -1
+
+
+def _inside(secret: str, links: Iterable[str]) -> bool:
+    text = matchable(clean(secret))
+    return any(text in link for link in links)
