@@ -7,7 +7,9 @@ The tool (bench/perf_server.py) returns 2 KB of real text per call; it is served
 ``read_text_file`` tool of a server named ``filesystem``, so in prevent mode every result is
 labelled sensitive and indexed: the realistic, expensive case. Each variant runs in its own
 processes, all started first; the client is the SDK's ClientSession; after a warm-up, the variants
-take turns, 50 calls each, until each has made ``--calls``; figures are per call.
+take turns, 50 calls each, until each has made ``--calls``; figures are per call. On Linux it
+also gives the CPU time the process the client talks to (the server, or cyclops) spent per call,
+read from ``/proc``: cyclops in front of a fast server is CPU-bound, and this says how much.
 """
 
 from __future__ import annotations
@@ -38,6 +40,30 @@ TOKEN = "bench-token"
 WARMUP = 50
 ROUND = 50
 """Calls per variant in a row, before the next variant's turn."""
+
+
+def _children() -> set[int]:
+    """The pids of this process's children (Linux; empty elsewhere)."""
+    me, found = os.getpid(), set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if int(fields[1]) == me:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """User and system CPU time of ``pid`` so far (0 if unknown)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _free_port() -> int:
@@ -136,23 +162,32 @@ async def run(calls: int) -> dict[str, dict[str, float]]:
             port = _free_port()
             variants.append((f"http cyclops {mode}", _http(_cyclops(directory, mode, port), port)))
         async with AsyncExitStack() as stack:
-            sessions = {}
+            sessions, pids = {}, {}
             for name, connection in variants:
+                before = _children()
                 sessions[name] = await stack.enter_async_context(connection)
+                pids[name] = min(_children() - before, default=None)  # what the client talks to
                 await _warm_up(sessions[name])
             costs: dict[str, list[float]] = {name: [] for name in sessions}
+            cpu = dict.fromkeys(sessions, 0.0)
             # Interleaved in rounds, so that a drift of the machine's speed (other load, CPU
             # frequency) during the run weighs on every variant alike.
             for first in range(0, calls, ROUND):
                 for name, session in sessions.items():
+                    start = _cpu_seconds(pids[name])
                     costs[name] += await _measure(session, first, min(ROUND, calls - first))
+                    cpu[name] += _cpu_seconds(pids[name]) - start
         for name, measured in costs.items():
             rows[name] = {
                 "median_ms": statistics.median(measured) * 1e3,
                 "p99_ms": _p(measured, 0.99) * 1e3,
+                "cpu_ms_per_call": cpu[name] / len(measured) * 1e3,
             }
             row = rows[name]
-            print(f"{name:<24} median {row['median_ms']:6.2f} ms   p99 {row['p99_ms']:6.2f} ms")
+            print(
+                f"{name:<24} median {row['median_ms']:6.2f} ms   p99 {row['p99_ms']:6.2f} ms   "
+                f"server or cyclops CPU {row['cpu_ms_per_call']:5.2f} ms per call"
+            )
     for front in ("stdio", "http"):
         off = rows[f"{front} cyclops off"]["median_ms"]
         on = rows[f"{front} cyclops prevent"]["median_ms"]
