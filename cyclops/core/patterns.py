@@ -181,6 +181,7 @@ def _argument_rule(rule: TableReader) -> ArgumentRule:
         word_keys=_globs(rule, "word_keys"),
         value_regexes=_regexes(rule, "value_regexes"),
         locator_regexes=_regexes(rule, "locator_regexes"),
+        except_globs=_path_globs(rule, "except_globs"),
     )
     if not parsed.path_globs and not parsed.value_regexes:
         why = "an argument rule needs path globs or value regexes"

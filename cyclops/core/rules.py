@@ -63,6 +63,9 @@ class ArgumentRule:
     """Regexes over the values under ``keys`` of a call the rule labels: what they match (their
     ``value`` group) says which records the call changes, not what it writes (the WHERE clause
     of a SQL UPDATE). Private data there is no leak; untrusted content there chose them."""
+    except_globs: PathGlobSet = field(default_factory=lambda: PathGlobSet(()))
+    """Paths the rule leaves out though ``path_globs`` match them (a public key among the
+    keys of ``~/.ssh``)."""
 
 
 @dataclass(frozen=True)

@@ -220,7 +220,7 @@ class Labeller:
                 continue
             for candidate in candidates:
                 path = normalize_path(candidate.strip("\"'"))
-                if path and rule.path_globs.matches(path):
+                if path and rule.path_globs.matches(path) and not rule.except_globs.matches(path):
                     return True
         return False
 

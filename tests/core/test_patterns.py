@@ -76,6 +76,11 @@ def test_the_hash_identifies_the_file_text() -> None:
             "arguments[0].path_globs",
         ),
         (
+            "[[arguments]]\nid = 'a'\nkeys = ['p']\npath_globs = ['*']\nexcept_globs = ['[z-a]']"
+            "\nlabels = ['sensitive']",
+            "arguments[0].except_globs",
+        ),
+        (
             "[[arguments]]\nid = 'a'\nkeys = ['sql']\nvalue_regexes = ['(?=x)']\nlabels = []",
             "arguments[0].value_regexes",
         ),
@@ -127,3 +132,12 @@ def test_role_tools_map_globs_to_labels() -> None:
     assert role is not None
     assert role.servers.matches("fetcher")
     assert role.tools[0][1] == frozenset({Label.UNTRUSTED})
+
+
+def test_an_argument_rule_leaves_out_the_paths_of_its_except_globs() -> None:
+    text = "[[arguments]]\nid = 'keys'\nkeys = ['path']\npath_globs = ['~/.ssh/**']\n"
+    text += "except_globs = ['*.pub']\nlabels = ['sensitive']"
+    (rule,) = parse_patterns(text).arguments
+    assert rule.path_globs.matches("~/.ssh/id_rsa.pub")
+    assert rule.except_globs.matches("~/.ssh/id_rsa.pub")
+    assert not rule.except_globs.matches("~/.ssh/id_rsa")

@@ -47,6 +47,10 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("anything", "open", {"options": {"file": "/root/.aws/credentials"}}, {S}),
         ("anything", "open", {"path": "/home/a/../b/.ssh/id_ed25519"}, {S}),
         ("shell", "run_command", {"command": "cat ~/.ssh/id_rsa | base64"}, {P, S}),
+        # a public key is made to be given away: not key material
+        ("shell", "run_command", {"command": "cat ~/.ssh/id_ed25519.pub"}, {P}),
+        ("anything", "open", {"path": "/home/a/.ssh/id_rsa.pub"}, set()),
+        ("anything", "open", {"path": "/home/a/.ssh/id_rsa.pub.bak"}, {S}),
         ("filesystem", "write_file", {"path": "/home/a/.bashrc", "content": "x"}, {P}),
         ("filesystem", "read_text_file", {"path": "/home/a/.bashrc"}, {S}),
         # the agent's own configuration: an MCP server added runs a command, rules instruct
