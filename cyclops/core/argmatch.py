@@ -162,17 +162,25 @@ class ArgumentMatcher:
         whole = identifier(text) if match.destination or shape.privileged else None
         if whole is not None:
             tokens.add(whole)
+        if match.destination and shape.steered:  # a phone number however it is written
+            tokens.update(self._steering_values(cleaned))
         hits = [h for h in self.index.exact(tokens, HitKind.LOCATOR) if Label.UNTRUSTED in h.labels]
         match.untrusted_hits.extend(hits)
         if match.destination:
             # Identifiers in the address (a channel, a recipient) name it; in the payload (a
             # URL's query, or what was decoded out of it) they are data.
             named_ids = {v for v in tokens if v in address} if address else set()
+            if shape.steered and address:
+                named_ids.update(self._steering_values(address))
             if whole is not None and (not decoded or "://" in cleaned):
                 named_ids.add(whole)  # the whole address, as an untrusted result wrote it
             match.addressed_by.update(h.call for h in hits if h.value in named_ids)
         if shape.scan is not None:
             match.secrets.extend(shape.scan.scan(cleaned))
+
+    def _steering_values(self, text: str) -> list[str]:
+        rules = self._p.provenance.steering_values
+        return [hv.value for hv in high_values(rules, text)] if rules else []
 
     def _match_outbound(self, value: str, match: ArgumentMatch, shape: CallShape) -> None:
         """The sensitive hits inside the URLs a payload carries to hosts outside the allowlist

@@ -19,7 +19,8 @@ Rules of the index:
    kept is decided by unsalted word digests, the same in every process); short high-value
    values (codes, IBANs, card numbers) and untrusted locators and identifiers (hosts, e-mail
    addresses, handles, ``#633``, branch names) are indexed whole. Untrusted text is indexed
-   by these alone: they are what it steers with.
+   by these alone (and, where it addressed the agent, by its steering values: a phone
+   number): they are what it steers with.
 6. A fingerprint found in more than ``max_sources_per_fingerprint`` results is boilerplate and
    is dropped for good.
 7. Looking text up costs time proportional to the text, never to the number of results indexed.
@@ -141,8 +142,10 @@ class FingerprintIndex:
                 self._post_exact(value, segment)
         if Label.UNTRUSTED in labels:
             # What untrusted content steers with are whole tokens: an address, a URL, a path,
-            # a command's words, a PR number. They are indexed whole.
-            for token in locators(text) | identifiers(text):
+            # a command's words, a PR number, and the steering values it was given (a phone
+            # number). They are indexed whole.
+            steering = locators(text) | identifiers(text)
+            for token in steering if sensitive else steering.union(high_value):
                 self._post_exact(token, segment)
         if segment.size:
             self._segments[segment.id] = segment

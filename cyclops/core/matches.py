@@ -34,6 +34,9 @@ class CallShape:
     """The e-mail addresses the call's destination arguments name."""
     home_hosts: GlobSet | None = None
     """The hosts the call's own service serves from (its roles' ``hosts``), if it names any."""
+    steered: bool = False
+    """Untrusted content addressed the agent earlier in the session: a destination is also
+    looked up by its steering values (a phone number, however it is written)."""
     located: Mapping[ArgPath, Collection[tuple[int, int]]] = field(default_factory=dict)
     """Per argument, spans of its value that say which records the call changes (a WHERE
     clause): they carry no data out."""

@@ -244,7 +244,10 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
     for rule in table.tables("high_value"):
         high_value.append(
             HighValueRule(
-                rule.string("id"), _regex(rule, "regex", rule.string("regex")), _check(rule)
+                rule.string("id"),
+                _regex(rule, "regex", rule.string("regex")),
+                _check(rule),
+                rule.boolean("steers", False),
             )
         )
         rule.finish()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import replace
 from enum import StrEnum
 from itertools import islice
 
@@ -118,6 +119,8 @@ class Provenance:
     ) -> list[ArgumentMatch]:
         """Match every argument (see :class:`~cyclops.core.argmatch.ArgumentMatcher`) and add a
         data edge from each call whose result an argument carries."""
+        if self._instructed and self.instructed_before(index):
+            shape = replace(shape, steered=True)
         matches = self._matcher.match(args, shape)
         for match in matches:
             for call in {hit.call for hit in match.hits}:
@@ -280,6 +283,11 @@ class Provenance:
         if not labels & {Label.UNTRUSTED, Label.SENSITIVE}:
             return
         sensitive = Label.SENSITIVE in labels
+        # Untrusted text only steers with its values (a number to text), and only once it
+        # addressed the agent: its other values, and a page's phone numbers, link nothing.
+        settings = self._p.provenance
+        steers = settings.steering_values if self.instructed(index) else ()
+        rules = settings.high_value if sensitive else steers
         budget = self._p.limits.max_result_chars
         public: list[str] = []
         for i, text in enumerate(result.texts):
@@ -300,8 +308,7 @@ class Provenance:
                 if cleaned in seen:
                     continue  # a text and its cleaned form are one text to the index
                 seen.add(cleaned)
-                rules = self._p.provenance.high_value
-                values = [hv.value for hv in high_values(rules, cleaned)] if sensitive else []
+                values = [hv.value for hv in high_values(rules, cleaned)] if rules else []
                 text_form = matchable(cleaned)
                 if family is None:
                     values += private_values

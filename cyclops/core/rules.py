@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .checks import Check
 from .controls_config import Controls
@@ -93,6 +94,9 @@ class HighValueRule:
     id: str
     regex: SafeRegex
     check: Check | None = None
+    steers: bool = False
+    """Its values say where to send (a phone number, an IBAN): untrusted content that holds one
+    chose a destination that carries it, however either writes it."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,11 @@ class ProvenanceSettings:
     """JSON keys of private results whose values link whole (a card number, an address)."""
     min_private_value: int = 8
     """Letters and digits such a value needs to link."""
+
+    @cached_property
+    def steering_values(self) -> tuple[HighValueRule, ...]:
+        """The high-value rules whose values say where to send."""
+        return tuple(rule for rule in self.high_value if rule.steers)
 
 
 @dataclass(frozen=True)

@@ -215,7 +215,13 @@ def _settings_table(settings: ProvenanceSettings | LeakSettings | Limits) -> lis
 
 
 def _high_value(rule: HighValueRule) -> tuple[str, ...]:
-    return (f"`{rule.id}`", _check_name(rule.check), _code(rule.regex.pattern, in_table=True))
+    steers = "yes" if rule.steers else ""
+    return (
+        f"`{rule.id}`",
+        _check_name(rule.check),
+        steers,
+        _code(rule.regex.pattern, in_table=True),
+    )
 
 
 def _provenance(patterns: Patterns) -> list[str]:
@@ -229,7 +235,7 @@ def _provenance(patterns: Patterns) -> list[str]:
     ]
     lines += ["", "### High-value rules", ""]
     rows = [_high_value(rule) for rule in settings.high_value]
-    return lines + _table(("id", "check", "regex"), rows)
+    return lines + _table(("id", "check", "steers", "regex"), rows)
 
 
 def _leak(patterns: Patterns) -> list[str]:

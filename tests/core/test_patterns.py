@@ -76,6 +76,10 @@ def test_the_hash_identifies_the_file_text() -> None:
             "arguments[0].path_globs",
         ),
         (
+            "[[provenance.high_value]]\nid = 'x'\nregex = '[0-9]{6}'\nsteers = 'yes'",
+            "provenance.high_value[0].steers",
+        ),
+        (
             "[[arguments]]\nid = 'a'\nkeys = ['p']\npath_globs = ['*']\nexcept_globs = ['[z-a]']"
             "\nlabels = ['sensitive']",
             "arguments[0].except_globs",
@@ -141,3 +145,8 @@ def test_an_argument_rule_leaves_out_the_paths_of_its_except_globs() -> None:
     assert rule.path_globs.matches("~/.ssh/id_rsa.pub")
     assert rule.except_globs.matches("~/.ssh/id_rsa.pub")
     assert not rule.except_globs.matches("~/.ssh/id_rsa")
+
+
+def test_the_high_values_that_say_where_to_send_are_the_steering_ones() -> None:
+    steering = [rule.id for rule in load_patterns().provenance.steering_values]
+    assert steering == ["phone-number"]
