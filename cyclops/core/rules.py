@@ -95,8 +95,8 @@ class HighValueRule:
     regex: SafeRegex
     check: Check | None = None
     steers: bool = False
-    """Its values say where to send (a phone number, an IBAN): untrusted content that holds one
-    chose a destination that carries it, however either writes it."""
+    """Its values say where to send (a phone number): content that addressed the agent and
+    holds one chose a destination that carries it, however either writes it."""
 
 
 @dataclass(frozen=True)
