@@ -1,6 +1,7 @@
 """Speed and memory of the detection core, fed in-process (no proxy, no I/O).
 
     python bench/core_perf.py [--quick]
+    python bench/core_perf.py --feed N      # N calls of one session: seconds and a digest
 
 Measures, in one run:
 1. feeding sessions of 100 / 1,000 / 10,000 calls with 2 KB results: total time, per-call median
@@ -13,12 +14,18 @@ Sessions mix what agents do, one call in five each: web pages (untrusted), file 
 reads (sensitive), file writes, posts (egress). The text is real: windows of the Python
 documentation (``pydoc_data.topics``, 465 KB of English technical prose) for pages, mails and
 posts, and of the standard library's source for files, picked with a fixed seed.
+
+``--feed N`` only feeds the first N calls of one such session (seed 2026) and prints the seconds
+it took and a digest of the decisions (action, flow classes, leaked bytes), so that two builds
+can be compared call by call; under ``valgrind --tool=cachegrind`` it gives their instruction
+counts (see docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import inspect
 import json
 import platform
@@ -91,6 +98,25 @@ def _feed(session: Session, steps: list[Step]) -> list[float]:
         session.observe(decision.index, result)
         costs.append(time.perf_counter() - start)
     return costs
+
+
+def feed(patterns: Patterns, n: int) -> None:
+    """Feed the first ``n`` calls of one session; print the seconds and the decisions' digest."""
+    rng = random.Random(2026)
+    steps = [_step(rng, i, 2048) for i in range(n)]
+    session, digest = Session(patterns, MODE), hashlib.sha256()
+    start = time.perf_counter()
+    for call, result in steps:
+        decision = session.decide(call)
+        session.observe(decision.index, result)
+        flows = [f.flow_class.value for f in decision.flows]
+        digest.update(f"{decision.action.value}|{flows}|{decision.leaked_bytes}\n".encode())
+    seconds = time.perf_counter() - start
+    verdict = session.verdict()
+    print(
+        f"{n} calls in {seconds:.2f} s; digest {digest.hexdigest()[:16]}, "
+        f"{verdict.leaked_bytes} bytes leaked, {verdict.metrics.flagged} flagged"
+    )
 
 
 def _egress_cost(session: Session, rng: random.Random) -> float:
@@ -233,6 +259,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--feed", type=int, metavar="N", help="only feed N calls (a digest)")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--cap", type=int, nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -240,6 +267,9 @@ def main() -> None:
         _memory_child(args.memory_child, args.cap)
         return
     patterns = load_patterns()
+    if args.feed:
+        feed(patterns, args.feed)
+        return
     print(f"cyclops core benchmark — Python {platform.python_version()} on {platform.machine()}")
     lengths = [100, 1_000] if args.quick else [100, 1_000, 10_000]
     sizes = [1024, 16_384] if args.quick else [1024, 16_384, 131_072, 1_048_576]
