@@ -144,8 +144,10 @@ class FingerprintIndex:
             # What untrusted content steers with are whole tokens: an address, a URL, a path,
             # a command's words, a PR number, and the steering values it was given (a phone
             # number). They are indexed whole.
-            steering = locators(text) | identifiers(text)
-            for token in steering if sensitive else steering.union(high_value):
+            tokens = locators(text) | identifiers(text)
+            if not sensitive:  # a private text's values are posted above
+                tokens.update(high_value)
+            for token in tokens:
                 self._post_exact(token, segment)
         if segment.size:
             self._segments[segment.id] = segment

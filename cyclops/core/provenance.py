@@ -233,10 +233,10 @@ class Provenance:
 
     def _container(self, index: int) -> tuple[str, Container] | None:
         """The server and container call ``index`` reads or writes in; None if it names none."""
-        node = self.graph.nodes.get(index)
-        if node is None or not node["place"].container:
+        container = self._place(index).container
+        if not container:
             return None
-        return node["capability"].server, node["place"].container
+        return self.graph.nodes[index]["capability"].server, container
 
     def _is_public(self, call: int, piece: str) -> bool:
         return any(i < call and piece in text for i, text in self._public)
