@@ -72,6 +72,9 @@ class CallFacts:
     line, a credentials file to upload): what it sends never passes through a result."""
     instruction_only: bool = False
     """Its tool is one of the excessive-agency policy's ``instruction_only_tools``."""
+    requested: tuple[int, ...] = ()
+    """For a privileged call, the untrusted calls before it whose results asked for what it
+    does (see :mod:`.requested`): they count as content that addressed the agent."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,8 @@ def _untrusted_reach(
     data = {c for m in facts.matches for c in m.untrusted_calls}
     for call in via:
         data |= {s for s in prov.data_sources(call) if Label.UNTRUSTED in prov.labels(s)}
-    instructed = [c for c in prov.instructed_before(facts.index) if c not in besides]
+    asked = set(prov.instructed_before(facts.index)) | set(facts.requested)
+    instructed = sorted(asked - set(besides))
     influence = prov.untrusted_before(facts.index, besides=besides)
     return _Reach(frozenset(data - set(besides)), tuple(influence), tuple(instructed))
 

@@ -58,14 +58,15 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
     version = top.integer("version", SUPPORTED_VERSION)
     if version != SUPPORTED_VERSION:
         top.fail("version", version, "unsupported version", f"use version = {SUPPORTED_VERSION}")
-    verbs, poisoning = _tools(top.table("tools", {}))
+    verbs, poisoning, verb_groups = _tools(top.table("tools", {}))
+    markers, requests = _results(top.table("results", {}))
     patterns = Patterns(
         source=source,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
         roles=_roles(top.table("roles", {})),
         arguments=tuple(_argument_rule(t) for t in top.tables("arguments")),
         egress=_egress(top.table("egress", {})),
-        untrusted_markers=_results(top.table("results", {})),
+        untrusted_markers=markers,
         secrets=_secrets(top.tables("secrets")),
         provenance=_provenance(top.table("provenance", {})),
         leak=_leak(top.table("leak", {})),
@@ -73,6 +74,8 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         limits=_limits(top.table("limits", {})),
         tool_verbs=verbs,
         poisoning_markers=poisoning,
+        request_markers=requests,
+        verb_groups=verb_groups,
     )
     controls = top.table("controls", {})
     patterns = dataclasses.replace(patterns, controls=parse_controls(controls))
@@ -202,21 +205,39 @@ def _egress(table: TableReader) -> EgressRules:
     return rules
 
 
-def _results(table: TableReader) -> tuple[SafeRegex, ...]:
+def _results(table: TableReader) -> tuple[tuple[SafeRegex, ...], tuple[SafeRegex, ...]]:
+    """``[results]``: its untrusted markers and its request markers."""
     markers = _regexes(table, "untrusted_markers")
+    requests = _regexes(table, "request_markers")
+    for request in requests:
+        if not request.marks("verb"):
+            fix = "mark the verb asked for with (?P<verb>...), as in '(?i)please (?P<verb>[a-z]+)'"
+            table.fail("request_markers", request.pattern, "no group named verb", fix)
     table.finish()
-    return markers
+    return markers, requests
 
 
-def _tools(table: TableReader) -> tuple[frozenset[str], tuple[SafeRegex, ...]]:
-    """``[tools]``: its verbs and its poisoning markers."""
+def _tools(
+    table: TableReader,
+) -> tuple[frozenset[str], tuple[SafeRegex, ...], tuple[frozenset[str], ...]]:
+    """``[tools]``: its verbs, its poisoning markers and its verb groups."""
     verbs = table.strings("verbs", [])
     for verb in verbs:
         if not re.fullmatch(r"[a-z]+", verb):
             table.fail("verbs", verb, "not one lower-case word", 'write a verb such as "send"')
     poisoning = _regexes(table, "poisoning_markers")
+    groups_table = table.table("verb_groups", {})
+    groups = []
+    for name in groups_table.names():
+        words = groups_table.strings(name)
+        for word in words:
+            if not re.fullmatch(r"[a-z]+", word):
+                fix = 'write verbs such as "sell", "place"'
+                groups_table.fail(name, word, "not one lower-case word", fix)
+        groups.append(frozenset(words))
+    groups_table.finish()
     table.finish()
-    return frozenset(verbs), poisoning
+    return frozenset(verbs), poisoning, tuple(groups)
 
 
 def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:

@@ -69,6 +69,7 @@ class Provenance:
         one), the earlier one is the untrusted content that counts."""
         self._public: deque[tuple[int, str]] = deque(maxlen=_PUBLIC_RESULTS)
         self._instructed: deque[int] = deque(maxlen=_MAX_INSTRUCTED)
+        self._requesting: deque[int] = deque(maxlen=_MAX_INSTRUCTED)
 
     # -- calls ----------------------------------------------------------------------------------
 
@@ -86,12 +87,22 @@ class Provenance:
             self.graph.remove_node(self._order.popleft())
             self.evicted_calls += 1
 
-    def set_labels(self, index: int, labels: frozenset[Label], *, instructed: bool = False) -> None:
-        """``instructed``: the call's result addressed the agent (an untrusted marker)."""
+    def set_labels(
+        self,
+        index: int,
+        labels: frozenset[Label],
+        *,
+        instructed: bool = False,
+        requests: frozenset[str] = frozenset(),
+    ) -> None:
+        """``instructed``: the call's result addressed the agent (an untrusted marker);
+        ``requests``: the verbs its untrusted result asks its reader to act on."""
         if index in self.graph:
-            self.graph.nodes[index].update(labels=labels, instructed=instructed)
+            self.graph.nodes[index].update(labels=labels, instructed=instructed, requests=requests)
             if instructed:
                 self._instructed.append(index)
+            if requests:
+                self._requesting.append(index)
 
     def set_audience(self, index: int, audience: frozenset[str]) -> None:
         """The addresses the result of call ``index``, one message, was from and to."""
@@ -110,6 +121,16 @@ class Provenance:
     def instructed_before(self, index: int) -> list[int]:
         """The calls before ``index`` whose results addressed the agent (the latest 64)."""
         return [call for call in self._instructed if call < index and call in self.graph]
+
+    def requested_before(self, index: int, verbs: frozenset[str]) -> list[int]:
+        """The calls before ``index`` whose results asked for one of ``verbs`` (of the latest
+        64 that asked for anything)."""
+        if not verbs:
+            return []
+        nodes = self.graph.nodes
+        return [
+            c for c in self._requesting if c < index and c in nodes and nodes[c]["requests"] & verbs
+        ]
 
     def capability(self, index: int) -> Capability | None:
         return self.graph.nodes[index]["capability"] if index in self.graph else None

@@ -3,7 +3,7 @@
 Patterns come from configuration but run over text an attacker controls, so they run on RE2
 (google-re2): matching time is linear in the input whatever the pattern, so no rule can backtrack
 catastrophically. RE2 has no look-arounds or back-references; a rule marks the part it wants with
-a group named ``secret`` (or ``value``) instead of a look-behind.
+a group named ``secret`` (or ``value``, or ``verb``) instead of a look-behind.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ __all__ = [
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # RE2 would otherwise print parse errors to stderr itself
-_MARKED_GROUPS = ("secret", "value")
+_MARKED_GROUPS = ("secret", "value", "verb")
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -90,6 +90,15 @@ class SafeRegex:
                 byte_at, char_at = end, char_start + len(data[start:end].decode("utf-8"))
                 start, end = char_start, char_at
             yield start, end
+
+    def marked(self, text: str) -> Iterator[str]:
+        """The text of every match (of the marked group where there is one)."""
+        for start, end in self.spans(text):
+            yield text[start:end]
+
+    def marks(self, group: str) -> bool:
+        """Whether the pattern marks its matches with a group named ``group``."""
+        return self._group > 0 and self._compiled.groupindex.get(group) == self._group
 
     def search(self, text: str) -> bool:
         return self._compiled.search(_utf8(text)) is not None

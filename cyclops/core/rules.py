@@ -178,6 +178,12 @@ class Patterns:
     poisoning_markers: tuple[SafeRegex, ...] = ()
     """What a tool description that instructs the agent must also hold to make its server
     hostile: a secret or a file to read, concealment from the user, another tool to divert."""
+    request_markers: tuple[SafeRegex, ...] = ()
+    """Requests in untrusted content ("Please unlock my front door"), each marking the verb
+    asked for with a group named ``verb``."""
+    verb_groups: tuple[frozenset[str], ...] = ()
+    """Verbs that ask for the same kind of action (``sell`` and ``place`` an order): a request
+    asks for a tool's action when its verb is the tool's verb or shares a group with it."""
 
     def role(self, name: str) -> Role | None:
         return next((role for role in self.roles if role.name == name), None)

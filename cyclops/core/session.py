@@ -154,9 +154,12 @@ class Session:
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
         chosen = self._labeller.instruction_only(call.capability)
+        privileged = Label.PRIVILEGED in labels
+        asked = self._labeller.answering(call.capability) if privileged else frozenset()
         facts = CallFacts(
-            index, call.capability, labels, matches, destination, private_reference, chosen
-        )
+            index, call.capability, labels, matches, destination, private_reference, chosen,
+            tuple(self._prov.requested_before(index, asked)),
+        )  # fmt: skip
         hits = self._prov.private_hits_of(index, matches, shape.recipients) if egress else []
         if egress:
             hits += continued(self._prov, matches, hits, self._ledger.latest(destination))
@@ -231,7 +234,9 @@ class Session:
         facts = self._labeller.read_result(call_labels, result.texts)
         for label in facts.labels - call_labels:
             self._by_label[label] += 1
-        self._prov.set_labels(index, call_labels | facts.labels, instructed=facts.instructed)
+        self._prov.set_labels(
+            index, call_labels | facts.labels, instructed=facts.instructed, requests=facts.requests
+        )
         if (capability := self._prov.capability(index)) is not None:
             self._labeller.learn_from_result(capability, facts.labels)
             if Label.SENSITIVE in facts.labels:

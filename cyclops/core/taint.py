@@ -27,6 +27,7 @@ from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in
 from .audience import message_audience
 from .matches import CallShape
 from .regex import GlobSet, RegexError, SafeRegex, normalize_path, tool_names
+from .requested import Requests
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
 from .types import (
@@ -65,6 +66,8 @@ class ResultFacts:
     labels: frozenset[Label]
     instructed: bool
     """It addresses the agent (an untrusted marker): an injected instruction (see flows)."""
+    requests: frozenset[str]
+    """The verbs it asks its reader to act on, if it is untrusted (see :mod:`.requested`)."""
     secrets: list[list[str]] = field(repr=False)
     """Per text, the values secret rules match in it (private results only; never in a repr)."""
 
@@ -81,6 +84,7 @@ class Labeller:
         self._learned: dict[str, frozenset[str]] = {}
         self._secrets = SecretScanner(patterns.secrets)
         self._markers = _any_of(patterns.untrusted_markers)
+        self._requests = Requests(patterns)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
         self._is_checkout_key = lru_cache(maxsize=4096)(self._checkout_key)
@@ -289,7 +293,12 @@ class Labeller:
         if marked:
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels
-        return ResultFacts(frozenset(labels), marked, found if private else [])
+        asked = self._requests.asked(texts) if Label.UNTRUSTED in labels else frozenset()
+        return ResultFacts(frozenset(labels), marked, asked, found if private else [])
+
+    def answering(self, capability: Capability) -> frozenset[str]:
+        """The verbs a request asks for when it asks for what the tool does."""
+        return self._requests.answered_by(capability.tool)
 
     @property
     def secrets(self) -> SecretScanner:

@@ -95,6 +95,7 @@ def _overview(patterns: Patterns) -> list[str]:
         ("roles", str(len(patterns.roles))),
         ("argument rules", str(len(patterns.arguments))),
         ("untrusted markers", str(len(patterns.untrusted_markers))),
+        ("request markers", str(len(patterns.request_markers))),
         ("high-value rules", str(len(patterns.provenance.high_value))),
         ("secret rules", str(len(patterns.secrets))),
     ]
@@ -142,6 +143,10 @@ def _roles(patterns: Patterns) -> list[str]:
         "from, on the same server, is no leak.",
         "",
         f"Verbs: {_codes(sorted(patterns.tool_verbs))}.",
+        "",
+        "Verb groups (a request for one verb of a group asks for a tool whose verb is another):",
+        "",
+        *(f"- {_codes(sorted(group))}" for group in patterns.verb_groups),
         "",
         "A server whose instructions or a tool's description match an untrusted marker and one",
         "of these poisoning markers gets the `hostile` role:",
@@ -202,6 +207,14 @@ def _markers(patterns: Patterns) -> list[str]:
         "A result that matches one of these regexes (RE2) is untrusted, whatever tool made it.",
         "",
         *_regex_list(patterns.untrusted_markers),
+        "",
+        "## Requests",
+        "",
+        "An untrusted result that matches one of these asks its reader for the verb it marks; it",
+        "counts as an instruction for a privileged call whose tool's verb is that verb or in a",
+        "verb group with it.",
+        "",
+        *_regex_list(patterns.request_markers),
     ]
 
 

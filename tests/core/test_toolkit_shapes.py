@@ -143,11 +143,12 @@ ENHANCED += "instruction: "
          "BinancePlaceOrder", {"pair": "BTCUSD", "side": "sell", "quantity": 50}),
     ],
 )  # fmt: skip
-def test_an_action_a_tweet_asked_for_after_injecagents_enhanced_prefix_is_excessive_agency(
+def test_an_action_a_tweet_asked_for_is_excessive_agency_with_or_without_the_enhanced_prefix(
     prevent: Session, instruction: str, tool: str, arguments: dict[str, object]
 ) -> None:
+    # The plain request carries nothing the call carries: it asked for what the tool does.
     plain = [tweet(instruction), step(SERVER, tool, arguments)]
-    assert flow_classes(prevent, plain) == (Action.ALLOW, set())  # nothing ties them
+    assert flow_classes(prevent, plain) == (Action.DENY, {FlowClass.EXCESSIVE_AGENCY})
     enhanced = [tweet(ENHANCED + instruction), step(SERVER, tool, arguments)]
     assert flow_classes(Session(prevent.patterns, Mode.PREVENT), enhanced) == (
         Action.DENY,
