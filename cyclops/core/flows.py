@@ -140,12 +140,6 @@ def _untrusted_reach(
     return _Reach(frozenset(data - set(besides)), tuple(influence), tuple(instructed))
 
 
-def _silent_mail(prov: Provenance, call: int) -> bool:
-    """Whether the call's result is untrusted and private at once (a mail, a chat) and did not
-    address the agent (no untrusted marker): its author's own words, not an instruction."""
-    return {Label.UNTRUSTED, Label.SENSITIVE} <= prov.labels(call) and not prov.instructed(call)
-
-
 def _link(prov: Provenance, index: int, role: Label) -> ChainLink:
     capability = prov.capability(index) or Capability("?", "?")
     return ChainLink(index, capability, prov.labels(index), role)
@@ -179,7 +173,7 @@ def exfiltration(
     # for the file) is that content. A result that addressed the agent (an inbox listing that
     # holds an injected mail beside the one with the code) is untrusted content itself.
     mails_only = all(Label.UNTRUSTED in prov.labels(c) for c in sensitive_calls)
-    own = {c for c in sensitive_calls if _silent_mail(prov, c)} if mails_only else set()
+    own = {c for c in sensitive_calls if prov.silent_mail(c)} if mails_only else set()
     reach = _untrusted_reach(facts, prov, sensitive_calls, besides=own)
     if not reach.enough(policy):
         return None
@@ -217,7 +211,7 @@ def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
     addresses all the time: forwarding to a colleague a mail once came from is ordinary)."""
     if not facts.names_private_data:
         return None
-    data = {c for c in _untrusted_reach(facts, prov, ()).data if not _silent_mail(prov, c)}
+    data = {c for c in _untrusted_reach(facts, prov, ()).data if not prov.silent_mail(c)}
     if not data:
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)

@@ -21,6 +21,9 @@ class HitKind(StrEnum):
     OPAQUE_ID = "opaque_id"
     """A value under an opaque-id key of a private result (see :attr:`Segment.ids`) that a
     call carrying pieces of that result carries too."""
+    RECORD = "record"
+    """A short value of a private record, one of several of that record a call carries (see
+    :mod:`.records`): linked together, like a high value, however short each is."""
     PRECEDING = "preceding"
     """A piece (or id) that an earlier call to the same destination sent right before what a
     call carries (see :mod:`.continuation`): it counts, it is no anchor for the next call."""

@@ -118,7 +118,7 @@ class LeakLedger:
         valued = {
             sources[h.segment][1]
             for h in hits
-            if h.kind is HitKind.HIGH_VALUE and h.segment in sources
+            if h.kind in (HitKind.HIGH_VALUE, HitKind.RECORD) and h.segment in sources
         }
         received = self._all.get(destination, _Received())
         linked_received = self._linked.get(destination, _Received())
@@ -204,6 +204,7 @@ _EARLIER_DESTINATIONS = 64  # destinations they are kept for (the latest ones)
 
 _SPAN_KINDS = (
     HitKind.FRAGMENT,
+    HitKind.RECORD,
     HitKind.SHINGLE,
     HitKind.CONTINUATION,
     HitKind.OPAQUE_ID,

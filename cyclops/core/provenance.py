@@ -31,6 +31,7 @@ from .fingerprints import FingerprintIndex
 from .hits import Hit
 from .leak import Source
 from .matches import ArgumentMatch, CallShape
+from .records import add_record_hits, record_keys
 from .rules import Patterns
 from .secretscan import high_values
 from .text import has_letters_and_digits
@@ -143,10 +144,25 @@ class Provenance:
         if self._instructed and self.instructed_before(index):
             shape = replace(shape, steered=True)
         matches = self._matcher.match(args, shape)
+        if shape.egress and any(self._steering(m) for m in matches):
+            add_record_hits(self.index, matches)
         for match in matches:
             for call in {hit.call for hit in match.hits}:
                 self._link(call, index, EdgeKind.DATA, match.path)
         return matches
+
+    def _steering(self, match: ArgumentMatch) -> set[int]:
+        """The untrusted calls that gave a destination argument, but a mail that did not
+        address the agent: an address a mail names is where replies go."""
+        if not match.destination:
+            return set()
+        return {c for c in match.untrusted_calls if not self.silent_mail(c)}
+
+    def silent_mail(self, index: int) -> bool:
+        """Whether the call's result is untrusted and private at once (a mail, a chat) and did
+        not address the agent (no untrusted marker): its author's own words, no instruction."""
+        labels = self.labels(index)
+        return {Label.UNTRUSTED, Label.SENSITIVE} <= labels and not self.instructed(index)
 
     def add_influence(self, index: int) -> list[int]:
         """Link ``index`` to the latest call of every untrusted capability seen so far."""
@@ -322,6 +338,8 @@ class Provenance:
             private = result.private[i] if i < len(result.private) and sensitive else ()
             private_values = self._private_values(private)
             self._matcher.private_values.add(private_values)
+            if i < len(result.values) and sensitive:
+                private_values += record_keys(result.values[i])
             family: int | None = None
             seen: set[str] = set()
             for form in self._forms_to_index(piece, labels):

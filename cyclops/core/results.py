@@ -17,6 +17,9 @@ __all__ = ["to_tool_result"]
 _MAX_DEPTH = 64
 _MAX_FIELDS_TEXT = 65536  # a message's fields are short; past this much, the rest is left out
 _MAX_JSON_TEXT = 8 * 1024 * 1024
+# A record's values (a ticker, a quantity, a name): short, and not too many of them.
+_MAX_VALUE = 48
+_MAX_VALUES = 256
 _TEXT_MIME = ("text/", "application/json", "application/xml", "application/yaml", "application/x-")
 
 IsKey = Callable[[str], bool]
@@ -40,6 +43,7 @@ class Piece:
     text: str
     ids: tuple[str, ...] = ()
     private: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
 
 
 def to_tool_result(
@@ -78,14 +82,20 @@ def _tool_result(
     # Servers often return the same text twice (a text block and structuredContent): once.
     ids: dict[str, tuple[str, ...]] = {}
     private: dict[str, tuple[str, ...]] = {}
+    values: dict[str, tuple[str, ...]] = {}
     for piece in pieces:
         if piece.text:
             ids[piece.text] = tuple(dict.fromkeys((*ids.get(piece.text, ()), *piece.ids)))
             both = (*private.get(piece.text, ()), *piece.private)
             private[piece.text] = tuple(dict.fromkeys(both))
-    per_text = tuple(ids.values()) if any(ids.values()) else ()
-    private_per_text = tuple(private.values()) if any(private.values()) else ()
-    return ToolResult(tuple(ids), is_error, per_text, fields, private_per_text)
+            values[piece.text] = tuple(dict.fromkeys((*values.get(piece.text, ()), *piece.values)))
+    return ToolResult(
+        tuple(ids), is_error, _per_text(ids), fields, _per_text(private), _per_text(values)
+    )
+
+
+def _per_text(found: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    return tuple(found.values()) if any(found.values()) else ()
 
 
 def _fields_of_blocks(blocks: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, str], ...]:
@@ -196,12 +206,14 @@ def _parsed(text: str) -> JSON:
 
 class _Walk:
     """The strings of a JSON value, one per line; those under opaque-id keys apart (``ids``),
-    those under private-value keys noted as well (``private``)."""
+    those under private-value keys noted as well (``private``); and every short one, ids
+    included (``values``)."""
 
     def __init__(self, keys: _Keys) -> None:
         self.keys = keys
         self.ids: list[str] = []
         self.private: list[str] = []
+        self.values: list[str] = []
 
     def strings(self, value: JSON, depth: int = 0, under_private: bool = False) -> Iterator[str]:
         if depth > _MAX_DEPTH:
@@ -209,11 +221,15 @@ class _Walk:
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             if under_private:
                 self.private.append(str(value))
+            if len(self.values) < _MAX_VALUES and len(str(value)) <= _MAX_VALUE:
+                self.values.append(str(value))
             yield str(value)
         elif isinstance(value, Mapping):
             for key, item in value.items():
                 if self.keys.opaque(str(key)):
-                    self.ids.extend(_Walk(_Keys()).strings(item, depth + 1))  # all of it is the id
+                    ids = list(_Walk(_Keys()).strings(item, depth + 1))  # all of it is the id
+                    self.ids.extend(ids)
+                    self.values.extend(v for v in ids if len(v) <= _MAX_VALUE)
                     continue
                 private = under_private or self.keys.private(str(key))
                 yield from self.strings(item, depth + 1, private)
@@ -225,4 +241,5 @@ class _Walk:
 def _walked(value: JSON, keys: _Keys) -> Piece:
     walk = _Walk(keys)
     text = "\n".join(walk.strings(value))
-    return Piece(text, tuple(dict.fromkeys(walk.ids)), tuple(dict.fromkeys(walk.private)))
+    ids, private = tuple(dict.fromkeys(walk.ids)), tuple(dict.fromkeys(walk.private))
+    return Piece(text, ids, private, tuple(dict.fromkeys(walk.values[:_MAX_VALUES])))

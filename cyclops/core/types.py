@@ -251,6 +251,11 @@ class ToolResult:
     """Per text (same order; empty when none has any), the values under private-value keys
     (``card_number``, ``passport_number``...) its JSON held: they are in the text too, and link
     whole, however short or plain (``123 Main St, Anytown, 12345``)."""
+    values: tuple[tuple[str, ...], ...] = ()
+    """Per text (same order; empty when none has any), the short values its JSON held (ids
+    included: ``AAPL``, ``150``, ``Mark Lee``): a call that goes where untrusted content said
+    and carries several of one private record's values, however rewritten around them, carries
+    that record (see ``ArgumentMatcher.match_record_values``)."""
 
 
 @dataclass(frozen=True)
