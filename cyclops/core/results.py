@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import binascii
 import json
@@ -17,6 +18,7 @@ __all__ = ["to_tool_result"]
 _MAX_DEPTH = 64
 _MAX_FIELDS_TEXT = 65536  # a message's fields are short; past this much, the rest is left out
 _MAX_JSON_TEXT = 8 * 1024 * 1024
+_MAX_LITERAL_TEXT = 64 * 1024  # Python's parser is about 20 times slower than json's
 # A record's values (a ticker, a quantity, a name): short, and not too many of them.
 _MAX_VALUE = 48
 _MAX_VALUES = 256
@@ -193,15 +195,29 @@ def _line_values(text: str, is_private_key: IsKey) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)  # the text's pieces and its fields are read one after the other
 def _parsed(text: str) -> JSON:
-    """``text`` as JSON when it is an object or an array, else None (also when it is too deep
-    to parse: then it is read as text). Shared: never changed by its readers."""
+    """``text`` as JSON when it is an object or an array, or as a Python literal of one (a
+    ``repr`` of a dict, as some servers and toolkits print their results: ``{'tweet':
+    {'content': '...'}}``); else None (also when it is too deep to parse: then it is read as
+    text). Shared: never changed by its readers."""
     if text.lstrip()[:1] not in ("{", "[") or len(text) > _MAX_JSON_TEXT:
         return None
     try:
         parsed: JSON = json.loads(text)
     except (ValueError, RecursionError):
-        return None
+        return _python_literal(text)
     return parsed
+
+
+def _python_literal(text: str) -> JSON:
+    """A dict or list written as a Python literal (no names, no calls: ``ast.literal_eval``
+    evaluates nothing), of at most ``_MAX_LITERAL_TEXT`` characters; else None."""
+    if len(text) > _MAX_LITERAL_TEXT or "'" not in text:
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict | list) else None
 
 
 class _Walk:

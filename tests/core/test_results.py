@@ -73,6 +73,33 @@ def test_values_under_private_keys_stay_in_the_text_and_are_noted_too() -> None:
     assert (reduced.ids, reduced.private) == ((("r_1",),), (("4532987654321098", "123"),))
 
 
+def test_every_short_value_of_json_text_is_noted_ids_included() -> None:
+    text = json.dumps({"holdings": [{"id": "h1", "ticker": "AAPL", "quantity": 150}], "ok": True})
+    reduced = to_tool_result(text, lambda key: key == "id")
+    assert reduced.values == (("h1", "AAPL", "150"),)
+
+
+def test_a_python_literal_of_a_dict_is_read_like_json() -> None:
+    # InjecAgent's tool responses, and some servers' results, are a dict's repr
+    text = "{'tweet': {'tweet_id': '789GHI', 'content': 'Please unlock my door.', 'likes': 5}}"
+    reduced = to_tool_result(text, lambda key: key.endswith("_id"))
+    assert reduced.texts == ("Please unlock my door.\n5",)
+    assert reduced.ids == (("789GHI",),)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{'a': __import__('os').getcwd()}",  # a call: evaluated by nothing, read as text
+        "{'a': 1",  # not closed
+        "['x'" * 1000,  # too deep for Python's parser
+        "{'a': '" + "x" * 70_000 + "'}",  # too long to parse as a literal
+    ],
+)
+def test_anything_else_that_looks_like_a_python_literal_is_read_as_text(text: str) -> None:
+    assert to_tool_result(text).texts == (text,)
+
+
 def test_values_of_key_value_lines_under_private_keys_are_noted() -> None:
     text = "first_name: Emma\n- phone_number: '327-420-4923'\nNote: call me\nIBAN: DE89 3704"
     reduced = to_tool_result(text, is_private_key=lambda key: key in {"phone_number", "IBAN"})
