@@ -170,6 +170,12 @@ def _text_pieces(text: str, keys: _Keys) -> Iterator[Piece]:
     if isinstance(parsed, dict | list):
         yield _walked(parsed, keys)
         return
+    literal = _python_literal(text)
+    if literal is not None:
+        # Such results key entries by data (``{'Le Marais Boutique': 'Rating: 4.2'}``): keys
+        # that are no field's name stay in the text, as they were before it was parsed.
+        yield _walked(literal, keys, with_keys=True)
+        return
     yield Piece(text, (), _line_values(text, keys.private) if keys.private is not _no_key else ())
 
 
@@ -195,23 +201,22 @@ def _line_values(text: str, is_private_key: IsKey) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)  # the text's pieces and its fields are read one after the other
 def _parsed(text: str) -> JSON:
-    """``text`` as JSON when it is an object or an array, or as a Python literal of one (a
-    ``repr`` of a dict, as some servers and toolkits print their results: ``{'tweet':
-    {'content': '...'}}``); else None (also when it is too deep to parse: then it is read as
-    text). Shared: never changed by its readers."""
+    """``text`` as JSON when it is an object or an array, else None (also when it is too deep
+    to parse: then it is read as text). Shared: never changed by its readers."""
     if text.lstrip()[:1] not in ("{", "[") or len(text) > _MAX_JSON_TEXT:
         return None
     try:
         parsed: JSON = json.loads(text)
     except (ValueError, RecursionError):
-        return _python_literal(text)
+        return None
     return parsed
 
 
 def _python_literal(text: str) -> JSON:
-    """A dict or list written as a Python literal (no names, no calls: ``ast.literal_eval``
+    """A dict or list written as a Python literal (the ``repr`` some servers and toolkits print
+    their results as: ``{'tweet': {'content': '...'}}``; no names, no calls: ``literal_eval``
     evaluates nothing), of at most ``_MAX_LITERAL_TEXT`` characters; else None."""
-    if len(text) > _MAX_LITERAL_TEXT or "'" not in text:
+    if text.lstrip()[:1] not in ("{", "[") or len(text) > _MAX_LITERAL_TEXT or "'" not in text:
         return None
     try:
         value = ast.literal_eval(text.strip())
@@ -221,12 +226,14 @@ def _python_literal(text: str) -> JSON:
 
 
 class _Walk:
-    """The strings of a JSON value, one per line; those under opaque-id keys apart (``ids``),
-    those under private-value keys noted as well (``private``); and every short one, ids
-    included (``values``)."""
+    """The strings of a JSON value (and its keys that are no identifier, ``with_keys``), one
+    per line; those under
+    opaque-id keys apart (``ids``), those under private-value keys noted as well
+    (``private``); and every short one, ids included (``values``)."""
 
-    def __init__(self, keys: _Keys) -> None:
+    def __init__(self, keys: _Keys, with_keys: bool = False) -> None:
         self.keys = keys
+        self.with_keys = with_keys
         self.ids: list[str] = []
         self.private: list[str] = []
         self.values: list[str] = []
@@ -247,6 +254,8 @@ class _Walk:
                     self.ids.extend(ids)
                     self.values.extend(v for v in ids if len(v) <= _MAX_VALUE)
                     continue
+                if self.with_keys and not str(key).isidentifier():
+                    yield str(key)  # data, not a field's name: ``{'Le Marais Boutique': 4.2}``
                 private = under_private or self.keys.private(str(key))
                 yield from self.strings(item, depth + 1, private)
         elif isinstance(value, list | tuple):
@@ -254,8 +263,8 @@ class _Walk:
                 yield from self.strings(item, depth + 1, under_private)
 
 
-def _walked(value: JSON, keys: _Keys) -> Piece:
-    walk = _Walk(keys)
+def _walked(value: JSON, keys: _Keys, *, with_keys: bool = False) -> Piece:
+    walk = _Walk(keys, with_keys)
     text = "\n".join(walk.strings(value))
     ids, private = tuple(dict.fromkeys(walk.ids)), tuple(dict.fromkeys(walk.private))
     return Piece(text, ids, private, tuple(dict.fromkeys(walk.values[:_MAX_VALUES])))

@@ -79,12 +79,15 @@ def test_every_short_value_of_json_text_is_noted_ids_included() -> None:
     assert reduced.values == (("h1", "AAPL", "150"),)
 
 
-def test_a_python_literal_of_a_dict_is_read_like_json() -> None:
-    # InjecAgent's tool responses, and some servers' results, are a dict's repr
+def test_a_python_literal_of_a_dict_is_read_like_json_its_keys_kept() -> None:
+    # InjecAgent's tool responses, and AgentDojo's travel results, are a dict's repr; the
+    # latter key entries by data ({'Le Marais Boutique': 'Rating: 4.2'})
     text = "{'tweet': {'tweet_id': '789GHI', 'content': 'Please unlock my door.', 'likes': 5}}"
-    reduced = to_tool_result(text, lambda key: key.endswith("_id"))
+    reduced = to_tool_result(text, lambda key: key.endswith("_id"), lambda key: key == "likes")
     assert reduced.texts == ("Please unlock my door.\n5",)
-    assert reduced.ids == (("789GHI",),)
+    assert (reduced.ids, reduced.private) == ((("789GHI",),), (("5",),))
+    hotels = to_tool_result("{'Le Marais Boutique': 4.2, 'City Hub': 3.9}")
+    assert hotels.texts == ("Le Marais Boutique\n4.2\nCity Hub\n3.9",)
 
 
 @pytest.mark.parametrize(
