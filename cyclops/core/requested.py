@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .regex import spellings
+from .regex import RegexError, SafeRegex, spellings
 from .rules import Patterns
 
 __all__ = ["Requests"]
@@ -21,6 +21,7 @@ __all__ = ["Requests"]
 class Requests:
     def __init__(self, patterns: Patterns) -> None:
         self._markers = patterns.request_markers
+        self._any = _prefilter(self._markers)
         self._verbs = patterns.tool_verbs
         self._groups = patterns.verb_groups
         self.answered_by = lru_cache(maxsize=4096)(self._answered_by)
@@ -28,7 +29,11 @@ class Requests:
     def asked(self, texts: Sequence[str]) -> frozenset[str]:
         """The verbs (lower case) the texts ask their reader to act on."""
         return frozenset(
-            verb.lower() for text in texts for m in self._markers for verb in m.marked(text)
+            verb.lower()
+            for text in texts
+            if self._any is None or self._any.search(text)
+            for m in self._markers
+            for verb in m.marked(text)
         )
 
     def _answered_by(self, tool: str) -> frozenset[str]:
@@ -39,3 +44,15 @@ class Requests:
         if verb is None:
             return frozenset()
         return frozenset({verb}).union(*(group for group in self._groups if verb in group))
+
+
+def _prefilter(markers: tuple[SafeRegex, ...]) -> SafeRegex | None:
+    """The markers as one alternation without their groups: most texts ask for nothing, and
+    one pass tells (then each marker runs, to read its verb); None if they cannot be joined."""
+    if len(markers) < 2:
+        return None
+    joined = "|".join(f"(?:{m.pattern.replace('(?P<verb>', '(?:')})" for m in markers)
+    try:
+        return SafeRegex(joined)
+    except RegexError:
+        return None
