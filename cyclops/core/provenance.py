@@ -144,19 +144,23 @@ class Provenance:
         if self._instructed and self.instructed_before(index):
             shape = replace(shape, steered=True)
         matches = self._matcher.match(args, shape)
-        if shape.egress and any(self._steering(m) for m in matches):
+        if shape.egress and any(self._steering(m, shape.recipients) for m in matches):
             add_record_hits(self.index, matches)
         for match in matches:
             for call in {hit.call for hit in match.hits}:
                 self._link(call, index, EdgeKind.DATA, match.path)
         return matches
 
-    def _steering(self, match: ArgumentMatch) -> set[int]:
+    def _steering(self, match: ArgumentMatch, recipients: frozenset[str]) -> set[int]:
         """The untrusted calls that gave a destination argument, but a mail that did not
-        address the agent: an address a mail names is where replies go."""
+        address the agent when the call goes to the people it was from and to (a reply)."""
         if not match.destination:
             return set()
-        return {c for c in match.untrusted_calls if not self.silent_mail(c)}
+        return {
+            c
+            for c in match.untrusted_calls
+            if not self.silent_mail(c) or not recipients <= self._audience(c)
+        }
 
     def silent_mail(self, index: int) -> bool:
         """Whether the call's result is untrusted and private at once (a mail, a chat) and did
