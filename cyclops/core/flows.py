@@ -73,8 +73,9 @@ class CallFacts:
     instruction_only: bool = False
     """Its tool is one of the excessive-agency policy's ``instruction_only_tools``."""
     requested: tuple[int, ...] = ()
-    """For a privileged call, the untrusted calls before it whose results asked for what it
-    does (see :mod:`.requested`): they count as content that addressed the agent."""
+    """For a privileged call (not an ``instruction_only`` one), the untrusted calls before it
+    whose results asked for what it does (see :mod:`.requested`): they count as content that
+    addressed the agent."""
 
 
 @dataclass(frozen=True)
