@@ -9,7 +9,7 @@ a group named ``secret`` (or ``value``, or ``verb``) instead of a look-behind.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -24,6 +24,7 @@ __all__ = [
     "PathGlobSet",
     "RegexError",
     "SafeRegex",
+    "alternation",
     "normalize_path",
     "spellings",
     "tool_names",
@@ -105,6 +106,15 @@ class SafeRegex:
 
     def fullmatch(self, text: str) -> bool:
         return self._compiled.fullmatch(_utf8(text)) is not None
+
+
+def alternation(patterns: Sequence[str]) -> SafeRegex | None:
+    """The patterns as one alternation, searched in one pass (a 2 KB text: one search instead
+    of one per pattern); None if they cannot be joined (a group name used twice)."""
+    try:
+        return SafeRegex("|".join(f"(?:{pattern})" for pattern in patterns))
+    except RegexError:
+        return None
 
 
 class LiteralSet:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .regex import RegexError, SafeRegex, spellings
+from .regex import SafeRegex, alternation, spellings
 from .rules import Patterns
 
 __all__ = ["Requests"]
@@ -50,11 +50,7 @@ class Requests:
 
 def _prefilter(markers: tuple[SafeRegex, ...]) -> SafeRegex | None:
     """The markers as one alternation without their groups: most texts ask for nothing, and
-    one pass tells (then each marker runs, to read its verb); None if they cannot be joined."""
+    one pass tells (then each marker runs, to read its verb)."""
     if len(markers) < 2:
         return None
-    joined = "|".join(f"(?:{m.pattern.replace('(?P<verb>', '(?:')})" for m in markers)
-    try:
-        return SafeRegex(joined)
-    except RegexError:
-        return None
+    return alternation([m.pattern.replace("(?P<verb>", "(?:") for m in markers])

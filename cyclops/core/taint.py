@@ -26,7 +26,7 @@ from functools import lru_cache
 from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in
 from .audience import message_audience
 from .matches import CallShape
-from .regex import GlobSet, RegexError, SafeRegex, normalize_path, tool_names
+from .regex import GlobSet, SafeRegex, alternation, normalize_path, tool_names
 from .requested import Requests
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
@@ -306,14 +306,10 @@ class Labeller:
 
 
 def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
-    """The regexes as one alternation, searched in one pass (a 2 KB result: one search instead
-    of one per marker); as they are if they cannot be joined (a group name used twice)."""
-    if len(regexes) < 2:
-        return regexes
-    try:
-        return (SafeRegex("|".join(f"(?:{r.pattern})" for r in regexes)),)
-    except RegexError:
-        return regexes
+    """The regexes as one (see ``regex.alternation``), or as they are if they cannot be
+    joined."""
+    joined = alternation([r.pattern for r in regexes]) if len(regexes) > 1 else None
+    return (joined,) if joined is not None else regexes
 
 
 _ABSOLUTE_PATH = re.compile(r"(?:/|~/|[A-Za-z]:/)\S*/\S*")
