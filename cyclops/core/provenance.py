@@ -342,8 +342,9 @@ class Provenance:
             private = result.private[i] if i < len(result.private) and sensitive else ()
             private_values = self._private_values(private)
             self._matcher.private_values.add(private_values)
+            posted = private_values  # posted whole, with the record's values under their keys
             if i < len(result.values) and sensitive:
-                private_values += record_keys(result.values[i])
+                posted = private_values + record_keys(result.values[i])
             family: int | None = None
             seen: set[str] = set()
             for form in self._forms_to_index(piece, labels):
@@ -354,7 +355,7 @@ class Provenance:
                 values = [hv.value for hv in high_values(rules, cleaned)] if rules else []
                 text_form = matchable(cleaned)
                 if family is None:
-                    values += private_values
+                    values += posted
                 seg_id = self.index.add(
                     index, labels, text_form, values, family=family, ids=kept_ids, secrets=found
                 )

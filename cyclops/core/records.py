@@ -18,7 +18,7 @@ from dataclasses import replace
 from functools import lru_cache
 from itertools import islice
 
-from .canon import clean
+from .canon import clean, squeezed
 from .fingerprints import FingerprintIndex
 from .hits import Hit, HitKind
 from .matches import ArgumentMatch
@@ -67,10 +67,9 @@ def record_keys(values: Iterable[str]) -> list[str]:
     """The index keys of a private record's values (those of 2 to ``_MAX_WORDS`` words' worth
     of letters and digits)."""
     keys = []
-    for value in values:
-        words = _WORD.findall(clean(value))
-        form = "".join(words).casefold()
-        if len(form) >= 2 and len(words) <= _MAX_WORDS:
+    for value in map(clean, values):
+        form = squeezed(value)
+        if len(form) >= 2 and len(_WORD.findall(value)) <= _MAX_WORDS:
             keys.append(RECORD_KEY + form)
     return list(dict.fromkeys(keys))
 
@@ -120,12 +119,11 @@ def _placed(
     anchors: list[tuple[int, int]] = []
     for value, hit in values.items():
         place = place_of(hit.segment)
-        spans = value_spans(place[0], value) if place is not None else []
-        if spans:
-            places[value] = spans
-            in_text = [span for span in spans if place is not None and span[0] < place[1]]
-            if in_text:
-                anchors.append((len(in_text), in_text[0][0]))
+        if place is None or not (spans := value_spans(place[0], value)):
+            continue
+        places[value] = spans
+        if in_text := [span for span in spans if span[0] < place[1]]:
+            anchors.append((len(in_text), in_text[0][0]))
     if not anchors:
         return {value: spans[0] for value, spans in places.items()}
     anchor = min(anchors)[1]

@@ -227,9 +227,8 @@ def _python_literal(text: str) -> JSON:
 
 class _Walk:
     """The strings of a JSON value (and its keys that are no identifier, ``with_keys``), one
-    per line; those under
-    opaque-id keys apart (``ids``), those under private-value keys noted as well
-    (``private``); and every short one, ids included (``values``)."""
+    per line; those under opaque-id keys apart (``ids``), those under private-value keys noted
+    as well (``private``); and every short one, ids included (``values``)."""
 
     def __init__(self, keys: _Keys, with_keys: bool = False) -> None:
         self.keys = keys

@@ -255,7 +255,7 @@ class ToolResult:
     """Per text (same order; empty when none has any), the short values its JSON held (ids
     included: ``AAPL``, ``150``, ``Mark Lee``): a call that goes where untrusted content said
     and carries several of one private record's values, however rewritten around them, carries
-    that record (see ``ArgumentMatcher.match_record_values``)."""
+    that record (see :mod:`cyclops.core.records`)."""
 
 
 @dataclass(frozen=True)
