@@ -26,10 +26,11 @@ from operator import add
 
 from .arguments import registrable_domain
 from .rules import ProvenanceSettings
-from .text import WORD, entropy, is_common
+from .text import WORD, entropy, has_letters_and_digits, is_common
 
 __all__ = [
     "are_distinctive",
+    "holds_secret",
     "identifier",
     "identifiers",
     "locators",
@@ -331,6 +332,20 @@ def whole_word(text: str, start: int, end: int) -> bool:
         (start == 0 or not text[start - 1].isalpha())
         and (end == len(text) or not text[end].isalpha())
         and text[start:end].isalpha()
+    )
+
+
+_SECRET_PART = 12
+
+
+def holds_secret(piece: str, min_entropy: float) -> bool:
+    """Whether ``piece`` holds a secret-like part of 12+ letters and digits (a password, a
+    key): no vocabulary, however many private texts hold it."""
+    candidates = [t for t in piece.split() if len(t) >= _SECRET_PART and has_letters_and_digits(t)]
+    return any(
+        b - a >= _SECRET_PART and has_letters_and_digits(token[a:b])
+        for token in candidates
+        for a, b in secret_like(token, min_entropy)
     )
 
 

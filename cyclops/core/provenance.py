@@ -26,7 +26,7 @@ import networkx as nx
 from .argmatch import ArgumentMatcher
 from .arguments import ArgLeaf
 from .canon import clean, matchable, squeezed
-from .distinctive import secret_like
+from .distinctive import holds_secret
 from .fingerprints import FingerprintIndex
 from .hits import Hit
 from .leak import Source
@@ -34,7 +34,6 @@ from .matches import ArgumentMatch, CallShape
 from .records import add_record_hits, record_keys
 from .rules import Patterns
 from .secretscan import high_values
-from .text import has_letters_and_digits
 from .types import ArgPath, Capability, Container, Label, Place, ToolResult
 from .unmask import UnmaskLimits, unmask
 
@@ -250,7 +249,7 @@ class Provenance:
             (hit, piece)
             for hit, piece in pieces
             if piece
-            and (len(texts[piece]) <= limit or _holds_secret(piece, entropy))
+            and (len(texts[piece]) <= limit or holds_secret(piece, entropy))
             and not self._is_public(hit.call, piece)
         ]
         # The same bytes sent, found in several private texts (one password in three files),
@@ -391,17 +390,3 @@ class Provenance:
             yield from unmask(text, _RESULT_UNMASK)
         else:
             yield text
-
-
-_SECRET_PART = 12
-
-
-def _holds_secret(piece: str, entropy: float) -> bool:
-    """Whether ``piece`` holds a secret-like part of letters and digits (a password, a key):
-    no vocabulary, however many private texts hold it."""
-    candidates = [t for t in piece.split() if len(t) >= _SECRET_PART and has_letters_and_digits(t)]
-    return any(
-        b - a >= _SECRET_PART and has_letters_and_digits(token[a:b])
-        for token in candidates
-        for a, b in secret_like(token, entropy)
-    )

@@ -154,9 +154,7 @@ class Session:
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
         chosen = self._labeller.instruction_only(call.capability)
-        # A booking a review asks for ("please book ahead") is what users ask for too.
-        judged_by_requests = Label.PRIVILEGED in labels and not chosen
-        asked = self._labeller.answering(call.capability) if judged_by_requests else frozenset()
+        asked = self._labeller.requests_counted(call.capability, labels)
         facts = CallFacts(
             index, call.capability, labels, matches, destination, private_reference, chosen,
             tuple(self._prov.requested_before(index, asked)),

@@ -296,8 +296,12 @@ class Labeller:
         asked = self._requests.asked(texts) if Label.UNTRUSTED in labels else frozenset()
         return ResultFacts(frozenset(labels), marked, asked, found if private else [])
 
-    def answering(self, capability: Capability) -> frozenset[str]:
-        """The verbs a request asks for when it asks for what the tool does."""
+    def requests_counted(self, capability: Capability, labels: frozenset[Label]) -> frozenset[str]:
+        """The verbs a request asks for when it asks for what a call does, for a privileged
+        call that is no booking or purchase (``instruction_only``: a review that says "please
+        book ahead" asks for what users book anyway); none for any other."""
+        if Label.PRIVILEGED not in labels or self.instruction_only(capability):
+            return frozenset()
         return self._requests.answered_by(capability.tool)
 
     @property
