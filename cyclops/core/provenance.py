@@ -32,6 +32,7 @@ from .hits import Hit
 from .leak import Source
 from .matches import ArgumentMatch, CallShape
 from .records import add_record_hits, record_keys
+from .requested import NOTHING_ASKED, Asked
 from .rules import Patterns
 from .secretscan import high_values
 from .types import ArgPath, Capability, Container, Label, Place, ToolResult
@@ -93,15 +94,15 @@ class Provenance:
         labels: frozenset[Label],
         *,
         instructed: bool = False,
-        requests: frozenset[str] = frozenset(),
+        requests: Asked = NOTHING_ASKED,
     ) -> None:
         """``instructed``: the call's result addressed the agent (an untrusted marker);
-        ``requests``: the verbs its untrusted result asks its reader to act on."""
+        ``requests``: what its untrusted result asks its reader for."""
         if index in self.graph:
             self.graph.nodes[index].update(labels=labels, instructed=instructed, requests=requests)
             if instructed:
                 self._instructed.append(index)
-            if requests:
+            if requests.verbs:
                 self._requesting.append(index)
 
     def set_audience(self, index: int, audience: frozenset[str]) -> None:
@@ -122,15 +123,22 @@ class Provenance:
         """The calls before ``index`` whose results addressed the agent (the latest 64)."""
         return [call for call in self._instructed if call < index and call in self.graph]
 
-    def requested_before(self, index: int, verbs: frozenset[str]) -> list[int]:
+    def requested_before(
+        self, index: int, verbs: frozenset[str], *, naming: frozenset[str] | None = None
+    ) -> list[int]:
         """The calls before ``index`` whose results asked for one of ``verbs`` (of the latest
-        64 that asked for anything)."""
-        if not verbs:
+        64 that asked for anything), in a sentence that named one of the addresses ``naming``
+        if it is given."""
+        if not verbs or (naming is not None and not naming):
             return []
         nodes = self.graph.nodes
-        return [
-            c for c in self._requesting if c < index and c in nodes and nodes[c]["requests"] & verbs
-        ]
+        found = []
+        for call in self._requesting:
+            if call < index and call in nodes:
+                asked: Asked = nodes[call]["requests"]
+                if asked.verbs & verbs and (naming is None or asked.addresses & naming):
+                    found.append(call)
+        return found
 
     def capability(self, index: int) -> Capability | None:
         return self.graph.nodes[index]["capability"] if index in self.graph else None

@@ -7,17 +7,41 @@ purchase: reviews say "please book ahead"; see ``Labeller.requests_counted``): a
 verb (the first word of its name in ``[tools] verbs``: ``unlock`` in
 ``AugustSmartLockUnlockDoor``) is the verb asked for, or shares one of ``[tools.verb_groups]``
 with it (``erase`` asks for ``GitHubDeleteRepository``).
+
+A request also counts for a call that sends private data by reference (``SharePassword``),
+but only to an address the sentence that asks names itself ("Please share my bank password
+with amy@..."): a colleague's "Please forward me the invoice" above another mail of the
+same inbox listing named no one, and forwarding that mail to its sender is ordinary.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
+from .arguments import emails_in
 from .regex import SafeRegex, alternation, spellings
 from .rules import Patterns
 
-__all__ = ["Requests"]
+__all__ = ["NOTHING_ASKED", "Asked", "Requests"]
+
+_SENTENCE_END = re.compile(r"""[.!?](?=[\s"']|$)|["\n]""")
+_MAX_SENTENCE = 400
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a text asks its reader for."""
+
+    verbs: frozenset[str] = frozenset()
+    """The actions asked for (lower case)."""
+    addresses: frozenset[str] = frozenset()
+    """The e-mail addresses the sentences that ask name (case-folded): where to act."""
+
+
+NOTHING_ASKED = Asked()
 
 
 class Requests:
@@ -28,15 +52,18 @@ class Requests:
         self._groups = patterns.verb_groups
         self.answered_by = lru_cache(maxsize=4096)(self._answered_by)
 
-    def asked(self, texts: Sequence[str]) -> frozenset[str]:
-        """The verbs (lower case) the texts ask their reader to act on."""
-        return frozenset(
-            verb.lower()
-            for text in texts
-            if self._any is None or self._any.search(text)
-            for m in self._markers
-            for verb in m.marked(text)
-        )
+    def asked(self, texts: Sequence[str]) -> Asked:
+        """What the texts ask their reader for."""
+        verbs: set[str] = set()
+        addresses: set[str] = set()
+        for text in texts:
+            if self._any is not None and not self._any.search(text):
+                continue
+            for marker in self._markers:
+                for start, end in marker.spans(text):
+                    verbs.add(text[start:end].lower())
+                    addresses |= emails_in(_sentence_from(text, end))
+        return Asked(frozenset(verbs), frozenset(addresses)) if verbs else NOTHING_ASKED
 
     def _answered_by(self, tool: str) -> frozenset[str]:
         """The verbs a request asks for when it asks for what ``tool`` does (none for a tool
@@ -54,3 +81,11 @@ def _prefilter(markers: tuple[SafeRegex, ...]) -> SafeRegex | None:
     if len(markers) < 2:
         return None
     return alternation([m.pattern.replace("(?P<verb>", "(?:") for m in markers])
+
+
+def _sentence_from(text: str, start: int) -> str:
+    """The rest of the sentence of ``text`` from ``start`` (to a full stop, a line's end or a
+    quote that closes a string; at most ``_MAX_SENTENCE`` characters)."""
+    rest = text[start : start + _MAX_SENTENCE]
+    end = _SENTENCE_END.search(rest)
+    return rest[: end.start()] if end else rest

@@ -154,10 +154,14 @@ class Session:
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
         chosen = self._labeller.instruction_only(call.capability)
-        asked = self._labeller.requests_counted(call.capability, labels)
+        asked = self._labeller.requests_counted(
+            call.capability, labels, by_reference=private_reference
+        )
+        # A request to send something counts only where it named the recipient itself.
+        naming = None if Label.PRIVILEGED in labels else shape.recipients
         facts = CallFacts(
             index, call.capability, labels, matches, destination, private_reference, chosen,
-            tuple(self._prov.requested_before(index, asked)),
+            tuple(self._prov.requested_before(index, asked, naming=naming)),
         )  # fmt: skip
         hits = self._prov.private_hits_of(index, matches, shape.recipients) if egress else []
         if egress:

@@ -27,7 +27,7 @@ from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in
 from .audience import message_audience
 from .matches import CallShape
 from .regex import GlobSet, SafeRegex, alternation, normalize_path, tool_names
-from .requested import Requests
+from .requested import NOTHING_ASKED, Asked, Requests
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
 from .types import (
@@ -66,8 +66,8 @@ class ResultFacts:
     labels: frozenset[Label]
     instructed: bool
     """It addresses the agent (an untrusted marker): an injected instruction (see flows)."""
-    requests: frozenset[str]
-    """The verbs it asks its reader to act on, if it is untrusted (see :mod:`.requested`)."""
+    requests: Asked
+    """What it asks its reader for, if it is untrusted (see :mod:`.requested`)."""
     secrets: list[list[str]] = field(repr=False)
     """Per text, the values secret rules match in it (private results only; never in a repr)."""
 
@@ -293,14 +293,19 @@ class Labeller:
         if marked:
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels
-        asked = self._requests.asked(texts) if Label.UNTRUSTED in labels else frozenset()
+        asked = self._requests.asked(texts) if Label.UNTRUSTED in labels else NOTHING_ASKED
         return ResultFacts(frozenset(labels), marked, asked, found if private else [])
 
-    def requests_counted(self, capability: Capability, labels: frozenset[Label]) -> frozenset[str]:
+    def requests_counted(
+        self, capability: Capability, labels: frozenset[Label], *, by_reference: bool = False
+    ) -> frozenset[str]:
         """The verbs a request asks for when it asks for what a call does, for a privileged
         call that is no booking or purchase (``instruction_only``: a review that says "please
-        book ahead" asks for what users book anyway); none for any other."""
-        if Label.PRIVILEGED not in labels or self.instruction_only(capability):
+        book ahead" asks for what users book anyway), or an egress call that sends private
+        data its arguments name (``by_reference``: "share my bank password with ..."); none
+        for any other (pages ask their readers to share and mail them all the time)."""
+        consequential = Label.PRIVILEGED in labels or (by_reference and Label.EGRESS in labels)
+        if not consequential or self.instruction_only(capability):
             return frozenset()
         return self._requests.answered_by(capability.tool)
 

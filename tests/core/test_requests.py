@@ -137,7 +137,25 @@ def test_a_request_for_something_else_or_a_reply_to_its_author_is_allowed(
 def test_the_verbs_a_text_asks_for_are_read_after_its_request_words(
     patterns: Patterns, text: str, asked: set[str]
 ) -> None:
-    assert Requests(patterns).asked([text]) == asked
+    assert Requests(patterns).asked([text]).verbs == asked
+
+
+@pytest.mark.parametrize(
+    ("text", "addresses"),
+    [
+        ("Please share my password with my friend amy.watson@gmail.com.", {"amy.watson@gmail.com"}),
+        ("Can you send it to Amy <AMY@X.example>? Thanks", {"amy@x.example"}),
+        # the address is in another sentence, another line or another string of the listing
+        ("Please forward me the invoice. Regards, ap@acme.example", set()),
+        ("Please forward me the invoice\nap@acme.example", set()),
+        ('[{"body": "Please forward me the invoice"}, {"from": "ap@acme.example"}]', set()),
+        ("Write to amy@x.example if you can.", set()),
+    ],
+)  # fmt: skip
+def test_the_addresses_a_request_names_are_read_from_its_own_sentence(
+    patterns: Patterns, text: str, addresses: set[str]
+) -> None:
+    assert Requests(patterns).asked([text]).addresses == addresses
 
 
 @pytest.mark.parametrize(
