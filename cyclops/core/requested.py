@@ -67,9 +67,13 @@ class Requests:
 
     def _answered_by(self, tool: str) -> frozenset[str]:
         """The verbs a request asks for when it asks for what ``tool`` does (none for a tool
-        whose name has no verb)."""
+        whose name has no verb): its first word in ``[tools] verbs``, else its first word in
+        a verb group (``control`` in ``GoogleHomeControlDevice``: not one of ``verbs``, which
+        would read ``TrafficControlManageTrafficLightState`` from the app's name)."""
         words = spellings(tool)[-1].lower().split("_")
         verb = next((word for word in words if word in self._verbs), None)
+        if verb is None:
+            verb = next((word for word in words for g in self._groups if word in g), None)
         if verb is None:
             return frozenset()
         return frozenset({verb}).union(*(group for group in self._groups if verb in group))
