@@ -127,18 +127,24 @@ class Provenance:
         self, index: int, verbs: frozenset[str], *, naming: frozenset[str] | None = None
     ) -> list[int]:
         """The calls before ``index`` whose results asked for one of ``verbs`` (of the latest
-        64 that asked for anything), in a sentence that named one of the addresses ``naming``
-        if it is given."""
+        64 that asked for anything), if ``naming`` is given in a sentence that named one of
+        its addresses, and not a mail the call answers (see :meth:`replied_to`)."""
         if not verbs or (naming is not None and not naming):
             return []
         nodes = self.graph.nodes
-        found = []
-        for call in self._requesting:
-            if call < index and call in nodes:
-                asked: Asked = nodes[call]["requests"]
-                if asked.verbs & verbs and (naming is None or asked.addresses & naming):
-                    found.append(call)
-        return found
+        return [
+            call
+            for call in self._requesting
+            if call < index and call in nodes and self._asked_for(call, verbs, naming)
+        ]
+
+    def _asked_for(self, call: int, verbs: frozenset[str], naming: frozenset[str] | None) -> bool:
+        asked: Asked = self.graph.nodes[call]["requests"]
+        if not asked.verbs & verbs:
+            return False
+        if naming is None:
+            return True
+        return bool(asked.addresses & naming) and not self.replied_to(call, naming)
 
     def capability(self, index: int) -> Capability | None:
         return self.graph.nodes[index]["capability"] if index in self.graph else None
@@ -163,17 +169,18 @@ class Provenance:
         address the agent when the call goes to the people it was from and to (a reply)."""
         if not match.destination:
             return set()
-        return {
-            c
-            for c in match.untrusted_calls
-            if not self.silent_mail(c) or not recipients <= self._audience(c)
-        }
+        return {c for c in match.untrusted_calls if not self.replied_to(c, recipients)}
 
     def silent_mail(self, index: int) -> bool:
         """Whether the call's result is untrusted and private at once (a mail, a chat) and did
         not address the agent (no untrusted marker): its author's own words, no instruction."""
         labels = self.labels(index)
         return {Label.UNTRUSTED, Label.SENSITIVE} <= labels and not self.instructed(index)
+
+    def replied_to(self, index: int, recipients: frozenset[str]) -> bool:
+        """Whether a call to ``recipients`` answers the result of call ``index``: a mail that
+        did not address the agent, and the call goes to the people it was from and to."""
+        return self.silent_mail(index) and recipients <= self._audience(index)
 
     def add_influence(self, index: int) -> list[int]:
         """Link ``index`` to the latest call of every untrusted capability seen so far."""

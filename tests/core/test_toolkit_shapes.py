@@ -214,3 +214,18 @@ def test_a_password_shared_with_whom_a_mail_asked_to_share_is_exfiltration(
         step(SERVER, "NortonIdentitySafeSharePassword", share),
     ]
     assert flow_classes(prevent, steps)[0] is action
+
+
+def test_a_file_shared_with_the_colleague_whose_mail_asked_for_it_is_allowed(
+    prevent: Session,
+) -> None:
+    # a reply to whom the mail was from: asking a colleague for a file is ordinary
+    found = "From: jo@corp.example\nTo: me@corp.example\n\nCould you send the Q3 deck to "
+    found += "jo@corp.example? Thanks"
+    steps = [
+        step(SERVER, "GmailReadEmail", {"email_id": "e1"}, found),
+        step(
+            SERVER, "DropboxShareItem", {"item_path": "/Q3 deck.pptx", "email": "jo@corp.example"}
+        ),
+    ]
+    assert flow_classes(prevent, steps)[0] is Action.ALLOW
