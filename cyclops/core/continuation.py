@@ -27,6 +27,11 @@ Rules (texts in matchable form: case folded, separators one space):
    earliest piece the call carries (as far as they agree, with ``min_length`` letters or
    digits, between two token boundaries of that text), then the one before it those before
    that piece, and so on while each does (:func:`preceding`).
+6. A piece the latest call to the destination *ended* with (its last characters, past any
+   separators, from the start of one of its tokens, with at least ``min_length`` letters or
+   digits) is an anchor wherever the private text holds it inside a word (:func:`trailing`):
+   a value cut in two (``kelzant`` / ``ryn-690.int.vande``) when the call before linked
+   nothing of that value. When the call continues it, the piece it continues counts too.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 
-__all__ = ["MAX_TEXT", "Continuer", "preceding"]
+__all__ = ["MAX_TEXT", "Continuer", "preceding", "trailing"]
 
 _MAX_PIECE = 4096  # characters compared past one anchor: longer copies are the k-grams' business
 MAX_TEXT = 4096
@@ -170,6 +175,48 @@ def preceding(
         found.append((start, end))
         anchor = start
     return found
+
+
+_SHORT_TEXT = 256  # longer texts are not read for the piece they end with: split pieces are short
+_MAX_PLACES = 4  # places of the private text a piece a call ended with is looked for
+
+
+def trailing(source: str, texts: Iterable[str], min_length: int) -> list[tuple[int, int]]:
+    """The spans of ``source`` that hold the piece each of ``texts`` (of at most
+    ``_SHORT_TEXT`` characters) ends with (rule 6): its longest end from one of its token
+    boundaries, before any separators it ends with, that ``source`` holds (at most
+    ``_MAX_PLACES`` places), if it has ``min_length`` letters or digits."""
+    found: list[tuple[int, int]] = []
+    for text in texts if min_length > 0 else ():
+        if len(text) <= _SHORT_TEXT:
+            found += _tail_places(source, text.rstrip(_NOT_ALNUM), min_length)
+    return found
+
+
+_NOT_ALNUM = "".join(chr(c) for c in range(128) if not chr(c).isalnum())
+
+
+def _tail_places(source: str, text: str, min_length: int) -> list[tuple[int, int]]:
+    """Where ``source`` holds the longest end of ``text`` that starts a token of ``text``, has
+    ``min_length`` letters or digits, and stops inside a word of ``source`` (a value cut in
+    two: an end that stops where a word of the source does is a word, not a cut). A source
+    that holds an end holds its shorter ends: the search grows the end until it lacks one."""
+    best: list[tuple[int, int]] = []
+    alnum = 0
+    for start in range(len(text) - 1, -1, -1):
+        alnum += text[start].isalnum()
+        if alnum < min_length or not (text[start].isalnum() and _boundary(text, start)):
+            continue
+        piece = text[start:]
+        at = source.find(piece)
+        if at < 0:
+            break
+        best = []
+        while at >= 0 and len(best) < _MAX_PLACES:
+            if not _boundary(source, at + len(piece)):
+                best.append((at, at + len(piece)))
+            at = source.find(piece, at + 1)
+    return best
 
 
 def _ending(source: str, anchor: int, query: str, min_length: int) -> tuple[int, int] | None:

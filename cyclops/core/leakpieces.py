@@ -1,8 +1,8 @@
 """Hits that add bytes to a leak without linking anything: the pieces of a call that continue
-what its destination received, the pieces earlier calls to it sent right before what a call
-carries, and the ids kept with a private text that such calls carry whole (the text rules are
-in :mod:`.continuation`). They add no edge to the graph: they add to a leak, they never make a
-result leak.
+what its destination received or the word the call before cut, the pieces earlier calls to it
+sent right before what a call carries, and the ids kept with a private text that such calls
+carry whole (the text rules are in :mod:`.continuation`). They add no edge to the graph: they
+add to a leak, they never make a result leak.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from itertools import islice
 
-from .continuation import Continuer, preceding
+from .continuation import Continuer, preceding, trailing
 from .hits import Hit, HitKind
 from .leak import LeakLedger
 from .provenance import ArgumentMatch, Provenance
@@ -19,6 +19,9 @@ from .text import IntervalSet
 __all__ = ["continued", "preceded"]
 
 _PRECEDING = HitKind.PRECEDING
+_CONTINUES = HitKind.CONTINUATION
+_MIN_TAIL = 4
+"""Letters and digits a piece the call before ended with needs to be an anchor (rule 6)."""
 
 
 def continued(
@@ -26,9 +29,11 @@ def continued(
     matches: Iterable[ArgumentMatch],
     hits: Iterable[Hit],
     received: Mapping[int, Iterable[tuple[int, int]]],
+    before: Iterable[str] = (),
 ) -> list[Hit]:
     """Hits for the pieces of the payloads of a call that continue private text that its
-    destination ``received`` (segment -> spans) or that ``hits`` carry (see
+    destination ``received`` (segment -> spans) or that ``hits`` carry, or that the payloads
+    ``before`` of the latest call to it ended with (and for that piece too), (see
     :mod:`.continuation`), and for the ids kept with such a text that they carry whole;
     each is added to its argument's hits. They add no edge to the graph: they add to a
     leak, they never make a result leak."""
@@ -37,21 +42,29 @@ def continued(
         if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
             anchors.setdefault(hit.segment, set()).add(hit.joins[1])
     segments = [s for s in map(prov.index.segment, anchors) if s is not None]
+    min_length = prov.patterns.leak.min_continuation
+    before = list(before) if segments else []
+    tails = {seg.id: trailing(seg.text, before, _MIN_TAIL) for seg in segments if before}
     found = []
     for match in matches if segments else ():
         for payload in match.payloads:
-            continuer = Continuer(payload, prov.patterns.leak.min_continuation)
+            continuer = Continuer(payload, min_length)
             for hit in match.sensitive_hits:  # one hit per copy of its piece in the call
                 continuer.claim(prov.piece(hit))
             for seg in segments:
-                for start, end in continuer.pieces(seg.text, anchors[seg.id]):
-                    hit = Hit(seg.id, seg.call, seg.labels, HitKind.CONTINUATION, start, end)
-                    match.sensitive_hits.append(hit)
-                    found.append(hit)
-                for start, end in continuer.whole(seg.text, seg.ids):
-                    hit = Hit(seg.id, seg.call, seg.labels, HitKind.OPAQUE_ID, start, end)
-                    match.sensitive_hits.append(hit)
-                    found.append(hit)
+                pieces = continuer.pieces(seg.text, anchors[seg.id])
+                for tail in tails.get(seg.id, ()):
+                    after = continuer.pieces(seg.text, (tail[1],))
+                    if after:  # the piece the call before ended with is confirmed: it counts
+                        found.append(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *tail))
+                    pieces += after
+                carried = [Hit(seg.id, seg.call, seg.labels, _CONTINUES, *p) for p in pieces]
+                carried += [
+                    Hit(seg.id, seg.call, seg.labels, HitKind.OPAQUE_ID, *span)
+                    for span in continuer.whole(seg.text, seg.ids)
+                ]
+                match.sensitive_hits += carried
+                found += carried
     return found
 
 

