@@ -6,6 +6,8 @@ import json
 from collections.abc import Iterable
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from cyclops.core import Action, Decision, Mode, Patterns, Session
 from cyclops.core.continuation import MAX_TEXT, Continuer, preceding, trailing
@@ -365,3 +367,18 @@ def test_a_host_cut_where_no_piece_linked_counts_whole_with_the_piece_before(
     sent = len("vordrezan-5076kelzantryn-690.int.vandelay.examplerk_V5lYcKkqzcu2ugacpJ1R2wqXHE")
     assert decisions[1].leaked_bytes >= len("kelzantryn-690.int.vande")
     assert abs(sum(d.leaked_bytes for d in decisions) - sent) <= sent // 10
+
+
+@given(
+    word=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=8, max_size=40),
+    cut=st.integers(min_value=4, max_value=39),
+    label=st.sampled_from(["", "part 1: ", "chunk 1 -> ", "(1/3) "]),
+    closing=st.sampled_from(["", " <-", ",", "\n"]),
+)
+def test_a_word_cut_at_a_calls_end_anchors_where_the_private_text_holds_it(
+    word: str, cut: int, label: str, closing: str
+) -> None:
+    assume(cut < len(word))
+    source = f"header: `{word}` tail"
+    spans = trailing(source, [label + word[:cut] + closing], 4)
+    assert (len("header: `"), len("header: `") + cut) in spans
