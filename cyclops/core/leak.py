@@ -16,7 +16,7 @@ Rules:
 4. A piece too short to link alone counts when it continues what the destination received
    (see :mod:`.continuation`): a secret cut into pieces counts whole. Such pieces add to a
    significant family; whether it first becomes significant is judged on the linked pieces
-   alone.
+   alone, and on a piece the call before sent right before one of them (one copy, cut).
 5. A high-value value (a code, an IBAN) is significant on its own and counts its length.
 6. Only forwarded calls add to what a destination received. A destination's leaked total is
    what it received of the families that were ever part of a flow.
@@ -114,7 +114,7 @@ class LeakLedger:
         """What an egress call to ``destination`` carries (``sources``: segment id → source)."""
         hits = list(hits)
         spans, values = _group(hits, sources)
-        linked, _ = _group([h for h in hits if h.kind.links], sources)
+        linked, _ = _group(_linking(hits), sources)
         valued = {
             sources[h.segment][1]
             for h in hits
@@ -148,7 +148,7 @@ class LeakLedger:
         """Record that a call carrying ``hits`` reached ``destination``."""
         hits = list(hits)
         spans, values = _group(hits, sources)
-        linked, _ = _group([h for h in hits if h.kind.links], sources)
+        linked, _ = _group(_linking(hits), sources)
         self._all[destination].add(spans, sources)
         self._linked[destination].add(linked, sources)
         # What a piece sent next would continue: what this call carried (not what earlier calls
@@ -210,6 +210,26 @@ _SPAN_KINDS = (
     HitKind.OPAQUE_ID,
     HitKind.PRECEDING,
 )
+
+
+def _linking(hits: list[Hit]) -> list[Hit]:
+    """The hits that can make a family leak: those the index found, and a piece of at least
+    ``_MIN_JOINED`` bytes read back from the call before that ends where one of them starts (a
+    password cut 6 + 11 to one destination is one 17-byte copy; rule 4 keeps the other
+    continuations out)."""
+    linked = [h for h in hits if h.kind.links]
+    starts = {(h.segment, h.joins[0]) for h in linked if h.kind in _JOINABLE}
+    return linked + [
+        h
+        for h in hits
+        if h.kind is HitKind.PRECEDING
+        and h.end - h.start >= _MIN_JOINED
+        and (h.segment, h.end) in starts
+    ]
+
+
+_JOINABLE = (HitKind.FRAGMENT, HitKind.SHINGLE)
+_MIN_JOINED = 4
 
 
 def _group(
