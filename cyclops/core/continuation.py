@@ -188,11 +188,8 @@ def trailing(source: str, texts: Iterable[str], min_length: int) -> list[tuple[i
     found: list[tuple[int, int]] = []
     for text in texts if min_length > 0 else ():
         if len(text) <= _SHORT_TEXT:
-            found += _tail_places(source, text.rstrip(_NOT_ALNUM), min_length)
+            found += _tail_places(source, text[: _before_separators(text, len(text))], min_length)
     return found
-
-
-_NOT_ALNUM = "".join(chr(c) for c in range(128) if not chr(c).isalnum())
 
 
 def _tail_places(source: str, text: str, min_length: int) -> list[tuple[int, int]]:

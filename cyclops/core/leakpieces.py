@@ -7,7 +7,7 @@ add to a leak, they never make a result leak.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from itertools import islice
 
 from .continuation import Continuer, preceding, trailing
@@ -28,24 +28,26 @@ def continued(
     prov: Provenance,
     matches: Iterable[ArgumentMatch],
     hits: Iterable[Hit],
-    received: Mapping[int, Iterable[tuple[int, int]]],
-    before: Iterable[str] = (),
+    ledger: LeakLedger,
+    destination: str,
 ) -> list[Hit]:
-    """Hits for the pieces of the payloads of a call that continue private text that its
-    destination ``received`` (segment -> spans) or that ``hits`` carry, or that the payloads
-    ``before`` of the latest call to it ended with (and for that piece too), (see
+    """Hits for the pieces of the payloads of a call that continue private text that the
+    latest call to ``destination`` delivered (``ledger.latest``) or that ``hits`` carry, or
+    the word that call's payloads ended with cut (and for that word's piece too), (see
     :mod:`.continuation`), and for the ids kept with such a text that they carry whole;
     each is added to its argument's hits. They add no edge to the graph: they add to a
     leak, they never make a result leak."""
+    received = ledger.latest(destination)
     anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
     for hit in hits:
         if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
             anchors.setdefault(hit.segment, set()).add(hit.joins[1])
     segments = [s for s in map(prov.index.segment, anchors) if s is not None]
     min_length = prov.patterns.leak.min_continuation
-    before = list(before) if segments else []
-    tails = {seg.id: trailing(seg.text, before, _MIN_TAIL) for seg in segments if before}
-    found = []
+    earlier = ledger.earlier(destination) if segments else ()
+    tails = {seg.id: trailing(seg.text, earlier[0], _MIN_TAIL) for seg in segments if earlier}
+    found: list[Hit] = []
+    confirmed: set[Hit] = set()  # tails a payload continues: each counts once
     for match in matches if segments else ():
         for payload in match.payloads:
             continuer = Continuer(payload, min_length)
@@ -56,7 +58,7 @@ def continued(
                 for tail in tails.get(seg.id, ()):
                     after = continuer.pieces(seg.text, (tail[1],))
                     if after:  # the piece the call before ended with is confirmed: it counts
-                        found.append(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *tail))
+                        confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *tail))
                     pieces += after
                 carried = [Hit(seg.id, seg.call, seg.labels, _CONTINUES, *p) for p in pieces]
                 carried += [
@@ -65,7 +67,7 @@ def continued(
                 ]
                 match.sensitive_hits += carried
                 found += carried
-    return found
+    return found + sorted(confirmed, key=lambda hit: (hit.segment, hit.start))
 
 
 def preceded(

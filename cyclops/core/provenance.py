@@ -129,22 +129,15 @@ class Provenance:
         """The calls before ``index`` whose results asked for one of ``verbs`` (of the latest
         64 that asked for anything), if ``naming`` is given in a sentence that named one of
         its addresses, and not a mail the call answers (see :meth:`replied_to`)."""
-        if not verbs or (naming is not None and not naming):
-            return []
         nodes = self.graph.nodes
         return [
             call
             for call in self._requesting
-            if call < index and call in nodes and self._asked_for(call, verbs, naming)
+            if call < index
+            and call in nodes
+            and nodes[call]["requests"].asks(verbs, naming)
+            and not (naming and self.replied_to(call, naming))
         ]
-
-    def _asked_for(self, call: int, verbs: frozenset[str], naming: frozenset[str] | None) -> bool:
-        asked: Asked = self.graph.nodes[call]["requests"]
-        if not asked.verbs & verbs:
-            return False
-        if naming is None:
-            return True
-        return bool(asked.addresses & naming) and not self.replied_to(call, naming)
 
     def capability(self, index: int) -> Capability | None:
         return self.graph.nodes[index]["capability"] if index in self.graph else None

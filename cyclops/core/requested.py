@@ -40,6 +40,11 @@ class Asked:
     addresses: frozenset[str] = frozenset()
     """The e-mail addresses the sentences that ask name (case-folded): where to act."""
 
+    def asks(self, verbs: frozenset[str], naming: frozenset[str] | None = None) -> bool:
+        """Whether it asks for one of ``verbs``, if ``naming`` is given in a sentence that
+        names one of those addresses."""
+        return bool(self.verbs & verbs) and (naming is None or bool(self.addresses & naming))
+
 
 NOTHING_ASKED = Asked()
 

@@ -154,19 +154,15 @@ class Session:
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
         chosen = self._labeller.instruction_only(call.capability)
-        asked = self._labeller.requests_counted(
-            call.capability, labels, by_reference=private_reference
-        )
-        # A request to send something counts only where it named the recipient itself.
-        naming = None if Label.PRIVILEGED in labels else shape.recipients
+        asked = self._labeller.requests_counted(call.capability, labels, private_reference)
+        naming = None if Label.PRIVILEGED in labels else shape.recipients  # a send: named there
         facts = CallFacts(
             index, call.capability, labels, matches, destination, private_reference, chosen,
             tuple(self._prov.requested_before(index, asked, naming=naming)),
         )  # fmt: skip
         hits = self._prov.private_hits_of(index, matches, shape.recipients) if egress else []
         if egress:
-            latest, before = self._ledger.latest(destination), self._ledger.earlier(destination)
-            hits += continued(self._prov, matches, hits, latest, before[0] if before else ())
+            hits += continued(self._prov, matches, hits, self._ledger, destination)
             hits += preceded(self._prov, hits, self._ledger, destination)
         sources = self._prov.sources(hits)
         leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK

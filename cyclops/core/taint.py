@@ -297,7 +297,7 @@ class Labeller:
         return ResultFacts(frozenset(labels), marked, asked, found if private else [])
 
     def requests_counted(
-        self, capability: Capability, labels: frozenset[Label], *, by_reference: bool = False
+        self, capability: Capability, labels: frozenset[Label], by_reference: bool = False
     ) -> frozenset[str]:
         """The verbs a request asks for when it asks for what a call does, for a privileged
         call that is no booking or purchase (``instruction_only``: a review that says "please
