@@ -39,12 +39,15 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 
-__all__ = ["MAX_TEXT", "Continuer", "preceding", "trailing"]
+__all__ = ["MAX_TEXT", "MIN_HEAD", "Continuer", "preceding", "trailing"]
 
 _MAX_PIECE = 4096  # characters compared past one anchor: longer copies are the k-grams' business
 MAX_TEXT = 4096
 """A call's text longer than this is not searched: pieces of a split secret are short
 messages, and a long text's private data is found by its fingerprints."""
+MIN_HEAD = 4
+"""Letters and digits the head of a cut id needs (rule 7): with fewer, a token of the call
+before that starts like an id would be a coincidence."""
 
 
 class Continuer:
@@ -105,6 +108,29 @@ class Continuer:
             if at >= 0:
                 self._take(at, at + len(value))
                 found.append((start, end))
+        return found
+
+    def cut(
+        self, source: str, spans: Iterable[tuple[int, int]], before: Iterable[str]
+    ) -> list[tuple[int, int]]:
+        """The ``spans`` of ``source`` (ids) cut in two between a text of ``before`` (the call
+        before) and the query: that text holds the id's head as a token, the query its rest,
+        as a token where no piece or hit took it yet; the rest is taken (rule 7)."""
+        if not self._searched:
+            return []
+        before = [text for text in before if len(text) <= MAX_TEXT]
+        found = []
+        for start, end in spans:
+            value = source[start:end]
+            for head in sorted({h for text in before for h in _heads(value, text)}, reverse=True):
+                rest = value[head:]
+                at = self._query.find(rest)
+                while at >= 0 and not self._free_token(at, at + len(rest)):
+                    at = self._query.find(rest, at + 1)
+                if at >= 0:
+                    self._take(at, at + len(rest))
+                    found.append((start, end))
+                    break
         return found
 
     def _free_token(self, start: int, end: int) -> bool:
@@ -252,6 +278,24 @@ def _suffix_at(source: str, stop: int, query: str, end: int) -> int:
     length = _common_suffix(source, stop, query, end)
     starts = length in (end, stop)
     return length if starts or _boundary(query, end - length) else 0
+
+
+def _heads(value: str, text: str) -> Iterator[int]:
+    """The lengths of the heads of ``value`` (shorter than it, with at least ``MIN_HEAD``
+    letters or digits) that ``text`` holds as tokens."""
+    key = value[:MIN_HEAD]
+    at = text.find(key) if len(value) > MIN_HEAD else -1
+    while at >= 0:
+        length = _common_prefix(value, 0, text, at)
+        head = value[:length]
+        if (
+            length < len(value)
+            and _boundary(text, at)
+            and _boundary(text, at + length)
+            and sum(map(str.isalnum, head)) >= MIN_HEAD
+        ):
+            yield length
+        at = text.find(key, at + 1)
 
 
 def _before_separators(source: str, end: int) -> int:

