@@ -271,6 +271,7 @@ def _cases() -> dict[str, Case]:
         "database-url-password": case("DATABASE_URL=postgres://app:{}@db.internal:5432/app", r(20), "postgres://user:password@localhost:5432/app"),
         "url-credentials": case("git clone https://deploy:{}@git.example.com/o/r.git", r(24), "https://user:changeme@example.com/"),
         "netrc-password": case("machine api.example.com\n  login deploy\n  password {}\n", r(24), "machine api.example.com login deploy password changeme"),
+        "pgpass-password": case("db-3.int.example.com:5432:app:svc_app:{}\n", r(20, ALNUM + "!#*+-=?@^_~"), "localhost:5432:app:app:postgres\n"),
         "generic-assignment": case('DB_PASSWORD="{}"', r(20, ALNUM + "!#%*+-=?@^_~"), 'password = os.environ["DB_PASSWORD"]'),
         "credit-card": case("card: {} exp 04/29", " ".join(re.findall("....", card)), f"card: {card[:-1]}{tail}"),
         "iban": case("IBAN: {}", " ".join(re.findall(".{1,4}", account)), f"IBAN: DE00{account[4:]}"),
@@ -296,6 +297,17 @@ VARIANTS: list[tuple[str, str]] = [
     ("bip39-seed-phrase", "\n".join(f"{i}. {w}" for i, w in enumerate(mnemonic(b"\7" * 32), 1))),
     ("database-url-password", f"mongodb+srv://svc:{r(16)}@cluster0.mongodb.net/db"),
     ("generic-assignment", f"api_key: {r(32, HEX)}"),
+    (
+        "pgpass-password",
+        f"# pgpass\n*:*:*:replicator:{r(12)}\\:{r(8)}\n10.0.0.5:6432:*:app:{r(16)}",
+    ),
+]
+# Lines with five colon-separated fields that are no password file: no rule may fire.
+NOT_PGPASS = [
+    "src/app.py:12:5:E501:line-too-long",  # a linter's output: a path, no host
+    "12:30:45:123:a8Fq0zP1x",  # a time: no host
+    "db.example.com:5432:app:svc:with space in it",
+    "db.example.com:postgres:app:svc:Xk93mPq0zL",  # no port
 ]
 
 
@@ -338,6 +350,13 @@ def test_a_rule_finds_other_shapes_of_its_secret(
     scanners: dict[str, SecretScanner], rule_id: str, text: str
 ) -> None:
     assert findings(scanners[rule_id], text, rule_id)
+
+
+@pytest.mark.parametrize("text", NOT_PGPASS)
+def test_a_password_file_line_needs_a_host_a_port_and_one_value_after_four_fields(
+    scanners: dict[str, SecretScanner], text: str
+) -> None:
+    assert findings(scanners["pgpass-password"], text, "pgpass-password") == []
 
 
 def ordinary_text() -> str:
