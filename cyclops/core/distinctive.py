@@ -350,9 +350,15 @@ def holds_secret(piece: str, min_entropy: float) -> bool:
 
 
 def secret_piece(text: str, start: int, end: int, min_length: int) -> tuple[int, int] | None:
-    """A copied piece of a secret-like token counts, however short, if it is no word."""
+    """A copied piece of a secret-like token counts, however short, if it is no word. Letters
+    glued to a digit are no word unless a common one (``ezfidd`` of ``1l9xn-ezfidd4wki99``, a
+    password cut in three); letters between separators are (``expose`` of ``1-expose.pdf``)."""
     if end - start < min_length and whole_word(text, start, end):
-        return None
+        glued = (start > 0 and text[start - 1].isdigit()) or (
+            end < len(text) and text[end].isdigit()
+        )
+        if not glued or is_common(text[start:end]):
+            return None
     return start, end
 
 

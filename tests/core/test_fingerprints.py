@@ -104,6 +104,23 @@ def test_a_password_field_with_an_equals_sign_in_a_pgpass_line_is_one_secret() -
     assert spans(index_of(pgpass), "part 3: 10YRg1") == ["10yrg1"]
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("(2/3) eZfidd", ["ezfidd"]),  # letters between two digits: no word
+        ("the summer release", []),  # a common word inside the secret is no piece of it
+        ("part 2: 2Summer9x", ["2summer9x"]),  # though the secret is one
+        ("see the expose notes", []),  # letters between separators: a word of a file name
+    ],
+)
+def test_a_short_run_of_letters_glued_to_a_digit_in_a_secret_is_a_piece_unless_a_common_word(
+    query: str, expected: list[str]
+) -> None:
+    source = "production:\n  password: 1L9XN-eZfidd4wkI99\n  backup: 7q2Summer9x!Kp4\n"
+    source += "doc: 05-imacs17_1-expose.pdf\n"
+    assert spans(index_of(source), query) == expected
+
+
 AWS_FILE = (
     "[default]\naws_access_key_id = AKIAYINIJMFUPA2SRDWX\n"
     "aws_secret_access_key = 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\n"
