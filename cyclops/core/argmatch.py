@@ -18,7 +18,16 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 
-from .arguments import ArgLeaf, cut_out, parent_domains, subdomain, url_host, url_payload, urls_in
+from .arguments import (
+    ArgLeaf,
+    cut_out,
+    json_strings,
+    parent_domains,
+    subdomain,
+    url_host,
+    url_payload,
+    urls_in,
+)
 from .canon import clean, matchable
 from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex
@@ -61,6 +70,8 @@ class ArgumentMatcher:
             value, locator = cut_out(leaf.value, shape.located.get(leaf.path, ()))
             for n, form in enumerate(unmask(value, limits)):
                 self._match_form(form, match, shape, decoded=n > 0)
+            if shape.egress and not match.destination:
+                match.payloads += (matchable(clean(text)) for text in json_strings(value))
             if locator:
                 self._match_locator(locator, match)
             if shape.egress and not match.destination and "://" in value:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ __all__ = [
     "cut_out",
     "emails_in",
     "hosts_in",
+    "json_strings",
     "leaves",
     "parent_domains",
     "registrable_domain",
@@ -48,6 +50,31 @@ def leaves(arguments: Mapping[str, JSON] | None) -> list[ArgLeaf]:
     if not arguments:
         return []
     return list(_walk(arguments, "", "", (), 0))
+
+
+_MAX_BODY = 4096  # a longer JSON body is not opened: split pieces are short messages
+
+
+def json_strings(value: str) -> list[str]:
+    """The strings inside ``value`` when it is a JSON object or array of at most 4,096
+    characters (a request's body, ``{"note": "(1/4) ixsoksok", "v": 2}``): the message a call
+    sends, without its envelope, where a piece of a split secret starts and ends."""
+    text = value.strip()
+    if len(text) > _MAX_BODY or not text.startswith(("{", "[")):
+        return []
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return []
+    return [text for text in _strings(data, 0) if text.strip()]
+
+
+def _strings(value: object, depth: int) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif depth < _MAX_DEPTH and isinstance(value, dict | list):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from _strings(item, depth + 1)
 
 
 def _walk(

@@ -26,12 +26,22 @@ Rules (texts in matchable form: case folded, separators one space):
    just before: the latest one's text must hold the private text's characters before the
    earliest piece the call carries (as far as they agree, with ``min_length`` letters or
    digits, between two token boundaries of that text), then the one before it those before
-   that piece, and so on while each does (:func:`preceding`).
+   that piece, and so on while each does (:func:`.callends.preceding`).
 6. A piece the latest call to the destination *ended* with (its last characters, past any
-   separators, from the start of one of its tokens, with at least ``min_length`` letters or
-   digits) is an anchor wherever the private text holds it inside a word (:func:`trailing`):
-   a value cut in two (``kelzant`` / ``ryn-690.int.vande``) when the call before linked
+   separators, from the start of one of its tokens, with at least ``MIN_TAIL`` letters or
+   digits) is an anchor wherever the private text holds it inside a token: inside a word
+   or before a joiner such as ``-`` (:func:`.callends.trailing`). That is a value cut in two
+   (``kelzant`` / ``ryn-690.int.vande``, ``ixsoksok`` / ``-440``) when the call before linked
    nothing of that value. When the call continues it, the piece it continues counts too.
+7. An id kept with a private text (a record's ``id``) may be cut in two like any value
+   (``cust_4022`` / ``7 | Nakas``): it counts whole when a call's text holds its head, with
+   at least ``MIN_HEAD`` letters or digits, as a token, and the next call to the same
+   destination its rest, however short, as a token (:meth:`Continuer.cut`).
+8. A value cut right after its first letters (``MY`` / ``ROTHVEX-183``: too short an end for
+   rule 6) counts whole when the call's text runs on from where the latest call's text ended
+   (its last run of fewer than ``MIN_TAIL`` letters or digits: :func:`.callends.short_ends`)
+   inside a word of the private text that run starts, with at least ``min_rest`` letters or
+   digits (``min_fragment``), to the end of one of its tokens (:meth:`Continuer.joined`).
 """
 
 from __future__ import annotations
@@ -39,12 +49,18 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 
-__all__ = ["MAX_TEXT", "MIN_HEAD", "Continuer", "preceding", "trailing"]
+__all__ = ["MAX_TEXT", "MIN_HEAD", "MIN_TAIL", "SHORT_TEXT", "Continuer", "boundary"]
 
 _MAX_PIECE = 4096  # characters compared past one anchor: longer copies are the k-grams' business
 MAX_TEXT = 4096
 """A call's text longer than this is not searched: pieces of a split secret are short
 messages, and a long text's private data is found by its fingerprints."""
+SHORT_TEXT = 256
+"""A call's text longer than this is not read for the piece it ends with (rules 6 and 8):
+split pieces are short."""
+MIN_TAIL = 4
+"""Letters and digits the end of the latest call's text needs to anchor on its own (rule 6);
+a shorter end anchors only a long piece that runs on from it (rule 8)."""
 MIN_HEAD = 4
 """Letters and digits the head of a cut id needs (rule 7): with fewer, a token of the call
 before that starts like an id would be a coincidence."""
@@ -133,9 +149,47 @@ class Continuer:
                     break
         return found
 
+    def joined(
+        self, source: str, heads: Iterable[str], min_rest: int
+    ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """Where the query runs on from a short end of the call before (``heads``) inside a
+        word of ``source`` (rule 8): per join, the head's span and the piece's; the piece is
+        taken."""
+        query = self._query
+        if not self._searched or len(query) > SHORT_TEXT:
+            return []
+        found = []
+        for head in heads:
+            for i in range(len(query)):
+                if self._used[i] or not query[i].isalnum() or not boundary(query, i):
+                    continue
+                piece = self._runs_on(source, head, i, min_rest)
+                if piece is not None:
+                    self._take(i, i + piece[1] - piece[0])
+                    found.append(((piece[0] - len(head), piece[0]), piece))
+        return found
+
+    def _runs_on(self, source: str, head: str, i: int, min_rest: int) -> tuple[int, int] | None:
+        """The span of ``source`` the query holds from ``i`` on, right after ``head`` where
+        ``head`` starts a word of ``source`` and the word goes on, if it holds at least
+        ``min_rest`` letters or digits and stops where a token of the query does."""
+        key = head + self._query[i : i + 2]
+        at = source.find(key)
+        while at >= 0:
+            cut = at + len(head)
+            if boundary(source, at) and not boundary(source, cut):
+                length = self._clean_length(source, cut, i)
+                taken = self._used.find(1, i, i + length)
+                if taken >= 0:  # up to what a hit took, where a token of the query stops
+                    length = taken - i if boundary(self._query, taken) else 0
+                if sum(map(str.isalnum, source[cut : cut + length])) >= min_rest:
+                    return cut, cut + length
+            at = source.find(key, at + 1)
+        return None
+
     def _free_token(self, start: int, end: int) -> bool:
         query = self._query
-        return _boundary(query, start) and _boundary(query, end) and not any(self._used[start:end])
+        return boundary(query, start) and boundary(query, end) and not any(self._used[start:end])
 
     def _longest(self, source: str, anchor: int) -> tuple[int, int] | None:
         """The longest piece from ``anchor`` on, after a space; else after any separator
@@ -174,7 +228,7 @@ class Continuer:
         query = self._query
         i = query.find(key) if key and not key[0].isspace() else -1
         while i >= 0:
-            if _boundary(query, i):
+            if boundary(query, i):
                 yield i
             i = query.find(key, i + 1)
 
@@ -184,100 +238,7 @@ class Continuer:
         query = self._query
         length = _common_prefix(source, start, query, i)
         ends = i + length == len(query) or start + length == len(source)
-        return length if ends or _boundary(query, i + length) else 0
-
-
-def preceding(
-    source: str, anchor: int, earlier: Iterable[Iterable[str]], min_length: int
-) -> list[tuple[int, int]]:
-    """The spans of ``source`` before ``anchor`` that the texts of ``earlier`` calls (latest
-    first) hold, one per call, each right before the next (rule 5)."""
-    found = []
-    for texts in earlier if min_length > 0 else ():
-        spans = [s for s in (_ending(source, anchor, t, min_length) for t in texts) if s]
-        if not spans:
-            break
-        start, end = min(spans)  # the one that reaches furthest back
-        found.append((start, end))
-        anchor = start
-    return found
-
-
-_SHORT_TEXT = 256  # longer texts are not read for the piece they end with: split pieces are short
-_MAX_PLACES = 4  # places of the private text a piece a call ended with is looked for
-
-
-def trailing(source: str, texts: Iterable[str], min_length: int) -> list[tuple[int, int]]:
-    """The spans of ``source`` that hold the piece each of ``texts`` (of at most
-    ``_SHORT_TEXT`` characters) ends with, before any separators it ends with, where it
-    stops inside a word of ``source`` (rule 6; see :func:`_tail_places`)."""
-    found: list[tuple[int, int]] = []
-    for text in texts if min_length > 0 else ():
-        if len(text) <= _SHORT_TEXT:
-            found += _tail_places(source, text[: _before_separators(text, len(text))], min_length)
-    return found
-
-
-def _tail_places(source: str, text: str, min_length: int) -> list[tuple[int, int]]:
-    """Where ``source`` holds the longest end of ``text`` that starts a token of ``text``, has
-    ``min_length`` letters or digits, and stops inside a word of ``source`` (a value cut in
-    two: an end that stops where a word of the source does is a word, not a cut). A source
-    that holds an end holds its shorter ends: the search grows the end until it lacks one."""
-    best: list[tuple[int, int]] = []
-    alnum = 0
-    for start in range(len(text) - 1, -1, -1):
-        alnum += text[start].isalnum()
-        if alnum < min_length or not (text[start].isalnum() and _boundary(text, start)):
-            continue
-        piece = text[start:]
-        at = source.find(piece)
-        if at < 0:
-            break
-        best = []
-        while at >= 0 and len(best) < _MAX_PLACES:
-            if not _boundary(source, at + len(piece)):
-                best.append((at, at + len(piece)))
-            at = source.find(piece, at + 1)
-    return best
-
-
-def _ending(source: str, anchor: int, query: str, min_length: int) -> tuple[int, int] | None:
-    """The longest piece of ``source`` right before ``anchor`` (before a space, or else before
-    any separator) that ``query`` holds between two of its token boundaries."""
-    if len(query) > MAX_TEXT:
-        return None
-    end = anchor
-    while end > 0 and source[end - 1] == " ":
-        end -= 1
-    for stop in (end, _before_separators(source, end)):
-        best = max(
-            (_suffix_at(source, stop, query, i) for i in _token_ends(query, source, stop)),
-            default=0,
-        )
-        start = stop - best
-        while start < stop and source[start] == " ":
-            start += 1
-        if best and sum(map(str.isalnum, source[start:stop])) >= min_length:
-            return start, stop
-    return None
-
-
-def _token_ends(query: str, source: str, stop: int) -> Iterator[int]:
-    """Where in ``query`` a token ends with the two characters of ``source`` before ``stop``."""
-    key = source[max(0, stop - 2) : stop]
-    i = query.find(key) if key and not key[-1].isspace() else -1
-    while i >= 0:
-        if _boundary(query, i + len(key)):
-            yield i + len(key)
-        i = query.find(key, i + 1)
-
-
-def _suffix_at(source: str, stop: int, query: str, end: int) -> int:
-    """How far ``source`` before ``stop`` and ``query`` before ``end`` agree, if they part
-    where a token of the query starts (or either text does); else 0."""
-    length = _common_suffix(source, stop, query, end)
-    starts = length in (end, stop)
-    return length if starts or _boundary(query, end - length) else 0
+        return length if ends or boundary(query, i + length) else 0
 
 
 def _heads(value: str, text: str) -> Iterator[int]:
@@ -290,34 +251,15 @@ def _heads(value: str, text: str) -> Iterator[int]:
         head = value[:length]
         if (
             length < len(value)
-            and _boundary(text, at)
-            and _boundary(text, at + length)
+            and boundary(text, at)
+            and boundary(text, at + length)
             and sum(map(str.isalnum, head)) >= MIN_HEAD
         ):
             yield length
         at = text.find(key, at + 1)
 
 
-def _before_separators(source: str, end: int) -> int:
-    while end > 0 and not source[end - 1].isalnum():
-        end -= 1
-    return end
-
-
-def _common_suffix(a: str, i: int, b: str, j: int) -> int:
-    """How many characters ``a[:i]`` and ``b[:j]`` share at their ends (at most
-    ``_MAX_PIECE``), by halving slices compared in C."""
-    low, high = 0, min(i, j, _MAX_PIECE)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[i - mid : i] == b[j - mid : j]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def _boundary(text: str, i: int) -> bool:
+def boundary(text: str, i: int) -> bool:
     """Whether position ``i`` of ``text`` is not inside a run of letters and digits."""
     return i == 0 or i == len(text) or not (text[i - 1].isalnum() and text[i].isalnum())
 

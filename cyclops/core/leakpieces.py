@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .continuation import Continuer, preceding, trailing
+from .callends import preceding, short_ends, trailing
+from .continuation import MIN_TAIL, Continuer
 from .hits import Hit, HitKind
 from .leak import LeakLedger
 from .provenance import ArgumentMatch, Provenance
@@ -19,8 +20,6 @@ __all__ = ["continued", "preceded"]
 
 _PRECEDING = HitKind.PRECEDING
 _CONTINUES = HitKind.CONTINUATION
-_MIN_TAIL = 4
-"""Letters and digits a piece the call before ended with needs to be an anchor (rule 6)."""
 
 
 def continued(
@@ -49,7 +48,9 @@ def continued(
     segments = [s for s in map(prov.index.segment, anchors) if s is not None]
     min_length = prov.patterns.leak.min_continuation
     earlier = ledger.earlier(destination) if segments else ()
-    tails = {seg.id: trailing(seg.text, earlier[0], _MIN_TAIL) for seg in segments if earlier}
+    tails = {seg.id: trailing(seg.text, earlier[0], MIN_TAIL) for seg in segments if earlier}
+    heads = short_ends(earlier[0]) if earlier else []
+    min_rest = prov.patterns.provenance.min_fragment
     found: list[Hit] = []
     confirmed: set[Hit] = set()  # tails a payload continues: each counts once
     for match in matches if segments else ():
@@ -64,6 +65,9 @@ def continued(
                     if after:  # the piece the call before ended with is confirmed: it counts
                         confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *tail))
                     pieces += after
+                for head, piece in continuer.joined(seg.text, heads, min_rest) if heads else ():
+                    confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *head))
+                    pieces.append(piece)
                 carried = [Hit(seg.id, seg.call, seg.labels, _CONTINUES, *p) for p in pieces]
                 ids = continuer.whole(seg.text, seg.ids)
                 if earlier and seg.ids:
@@ -106,8 +110,10 @@ def preceded(
             calls += 1
             found += [Hit(seg.id, seg.call, seg.labels, _PRECEDING, *p) for p in parts]
         # A record's id comes first: the call before the earliest piece may carry it alone,
-        # or cut in two with the call before it (rule 7).
-        for start, end in _ids_sent(seg.text, seg.ids, earlier, calls + 1 if calls else 0):
+        # or cut in two with the call before it (rule 7), when that piece was sent right
+        # after others, or is where the record starts.
+        joins = calls or not seg.text[: first[seg.id]].strip()
+        for start, end in _ids_sent(seg.text, seg.ids, earlier, calls + 1 if joins else 0):
             if not known.covers(start, end):
                 found.append(Hit(seg.id, seg.call, seg.labels, _PRECEDING, start, end))
     return found

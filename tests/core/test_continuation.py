@@ -10,7 +10,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from cyclops.core import Action, Decision, FlowClass, Mode, Patterns, Session
-from cyclops.core.continuation import MAX_TEXT, Continuer, preceding, trailing
+from cyclops.core.callends import preceding, trailing
+from cyclops.core.continuation import MAX_TEXT, Continuer
 from cyclops.testing import Step, play, step
 
 RECORD = "cust_89794 przybylski folasade folasade.przybylski@fastmail.example +31389451316 1959"
@@ -331,14 +332,17 @@ def test_a_record_id_sent_alone_right_before_its_first_piece_counts(detect: Sess
         (["chunk 1 -> kelvor <-"], ["kelvor"]),
         # the longest end the text holds, from the start of a token
         (["x rk_v5ly"], ["rk_v5ly"]),
-        # an end that stops where a word of the text stops is a word, not a cut
-        (["see the README at vordrezan"], []),
+        # an end that stops inside a token of the text, before a joiner, is cut there too
+        (["see the README at vordrezan"], ["vordrezan"]),
+        # an end that stops where a word of the text stops before a colon or a space is a word
+        (["rotate the routing key"], []),
+        (["what is private"], []),
         # too few letters and digits; or a text too long to be a split piece
         (["part 2: kel"], []),
         (["x" * 300 + " kelzant"], []),
     ],
 )
-def test_the_piece_a_call_ended_with_anchors_inside_a_word_of_the_private_text(
+def test_the_piece_a_call_ended_with_anchors_inside_a_token_of_the_private_text(
     texts: list[str], expected: list[str]
 ) -> None:
     source = "# vordrezan-5076 (private) primary: `kelzantryn-690.int.vandelay.example` "

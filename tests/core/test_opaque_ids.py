@@ -180,6 +180,12 @@ def record_sent_in(pieces: list[str]) -> list[Step]:
             "(2/3) 12,Przybylski,Tadeusz,tadeusz.przy",
             "(3/3) bylski@mailbox.example,+447834185340",
         ],
+        # the id alone, then the record from its first value on
+        [
+            "cust_25412 ",
+            "(2/3) Przybylski | Tadeusz | tadeusz.przybylski@mailbox.example",
+            "part 3: +447834185340",
+        ],
         # the rest of the id comes in a piece that links nothing, before the one that does
         [
             "cust_2541",
@@ -188,7 +194,7 @@ def record_sent_in(pieces: list[str]) -> list[Step]:
         ],
     ],
 )
-def test_a_record_sent_in_pieces_counts_its_id_cut_in_two(
+def test_a_record_sent_in_pieces_counts_its_id_sent_alone_or_cut_in_two(
     detect: Session, pieces: list[str]
 ) -> None:
     play(detect, record_sent_in(pieces))
