@@ -58,6 +58,7 @@ messages, and a long text's private data is found by its fingerprints."""
 SHORT_TEXT = 256
 """A call's text longer than this is not read for the piece it ends with (rules 6 and 8):
 split pieces are short."""
+_MAX_PLACES = 4  # places of a private text where a short head is looked at (rule 8)
 MIN_TAIL = 4
 """Letters and digits the end of the latest call's text needs to anchor on its own (rule 6);
 a shorter end anchors only a long piece that runs on from it (rule 8)."""
@@ -172,10 +173,15 @@ class Continuer:
     def _runs_on(self, source: str, head: str, i: int, min_rest: int) -> tuple[int, int] | None:
         """The span of ``source`` the query holds from ``i`` on, right after ``head`` where
         ``head`` starts a word of ``source`` and the word goes on, if it holds at least
-        ``min_rest`` letters or digits and stops where a token of the query does."""
-        key = head + self._query[i : i + 2]
-        at = source.find(key)
-        while at >= 0:
+        ``min_rest`` letters or digits and stops where a token of the query does. Only the
+        first places of ``source`` that hold the head and the piece's first ``min_rest``
+        characters are looked at (found in C): the work stays bounded in a long text."""
+        if len(self._query) - i < min_rest:
+            return None
+        key = head + self._query[i : i + min_rest]
+        at, places = source.find(key), 0
+        while at >= 0 and places < _MAX_PLACES:
+            places += 1
             cut = at + len(head)
             if boundary(source, at) and not boundary(source, cut):
                 length = self._clean_length(source, cut, i)
