@@ -66,7 +66,7 @@ def json_strings(value: str) -> list[str]:
         data = json.loads(text)
     except ValueError:
         return []
-    return [text for text in _strings(data, 0) if text.strip()]
+    return [string for string in _strings(data, 0) if string.strip()]
 
 
 def _strings(value: object, depth: int) -> Iterator[str]:

@@ -1,8 +1,8 @@
 """Hits that add bytes to a leak without linking anything: the pieces of a call that continue
 what its destination received or the word the call before cut, the pieces earlier calls to it
 sent right before what a call carries, and the ids kept with a private text that such calls
-carry whole (the text rules are in :mod:`.continuation`). They add no edge to the graph: they
-add to a leak, they never make a result leak.
+carry whole or cut in two (the text rules are in :mod:`.continuation`). They add no edge to
+the graph: they add to a leak, they never make a result leak.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ def continued(
 ) -> list[Hit]:
     """Hits for the pieces of the payloads of a call that continue private text that the
     latest call to ``destination`` delivered (``ledger.latest``) or that ``hits`` carry, or
-    the word that call's payloads ended with cut (and for that word's piece too), (see
-    :mod:`.continuation`), and for the ids kept with such a text that they carry whole;
-    each is added to its argument's hits. They add no edge to the graph: they add to a
-    leak, they never make a result leak."""
+    the token that call's payloads ended with cut, however short its end (and for that end
+    too; see :mod:`.continuation`), and for the ids kept with such a text that they carry
+    whole or the rest of; each is added to its argument's hits. They add no edge to the
+    graph: they add to a leak, they never make a result leak."""
     hits = list(hits)
     received = ledger.latest(destination)
     anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
