@@ -184,10 +184,7 @@ class Continuer:
             places += 1
             cut = at + len(head)
             if boundary(source, at) and not boundary(source, cut):
-                length = self._clean_length(source, cut, i)
-                taken = self._used.find(1, i, i + length)
-                if taken >= 0:  # up to what a hit took, where a token of the query stops
-                    length = taken - i if boundary(self._query, taken) else 0
+                length = self._free_length(i, self._clean_length(source, cut, i))
                 if sum(map(str.isalnum, source[cut : cut + length])) >= min_rest:
                     return cut, cut + length
             at = source.find(key, at + 1)
@@ -228,6 +225,14 @@ class Continuer:
             return None
         self._take(at, at + best)
         return start, end
+
+    def _free_length(self, i: int, length: int) -> int:
+        """``length`` characters of the query from ``i``, up to the first that a piece or a
+        hit took, if a token of the query stops there; else 0."""
+        taken = self._used.find(1, i, i + length)
+        if taken < 0:
+            return length
+        return taken - i if boundary(self._query, taken) else 0
 
     def _token_starts(self, key: str) -> Iterator[int]:
         """Where the query holds ``key`` at the start of a token (found in C)."""
