@@ -35,7 +35,7 @@ _MAX_PLACES = 4  # places of the private text a piece a call ended with is looke
 def trailing(source: str, texts: Iterable[str], min_length: int) -> list[tuple[int, int]]:
     """The spans of ``source`` that hold the piece each of ``texts`` (of at most
     ``SHORT_TEXT`` characters) ends with, before any separators it ends with, where it
-    stops inside a word of ``source`` (rule 6; see :func:`_tail_places`)."""
+    stops inside a token of ``source`` (rule 6; see :func:`_tail_places`)."""
     found: list[tuple[int, int]] = []
     for text in texts if min_length > 0 else ():
         if len(text) <= SHORT_TEXT:
