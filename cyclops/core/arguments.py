@@ -64,7 +64,7 @@ def json_strings(value: str) -> list[str]:
         return []
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         return []
     return [string for string in _strings(data, 0) if string.strip()]
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cyclops.core import Session
 from cyclops.core.arguments import json_strings
@@ -72,10 +74,39 @@ def test_a_piece_that_runs_into_what_a_hit_took_stops_there() -> None:
         ("plain text", []),
         ("{not json", []),
         ('{"a": "' + "x" * 5000 + '"}', []),  # too long to be a split piece's envelope
+        ("[" * 2000 + "]" * 2000, []),  # nested deeper than the JSON parser goes
     ],
 )
 def test_the_strings_of_a_json_body_are_what_a_call_sends(value: str, strings: list[str]) -> None:
     assert json_strings(value) == strings
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def strings_in(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [s for item in items for s in strings_in(item)]
+
+
+@given(JSON_VALUES)
+def test_a_json_body_gives_its_strings_in_order(value: object) -> None:
+    body = json.dumps(value)
+    expected = [s for s in strings_in(value) if s.strip()] if body[0] in "[{" else []
+    assert json_strings(body) == expected
+
+
+@given(st.text(max_size=300))
+def test_any_text_is_read_as_a_body_without_raising(text: str) -> None:
+    assert isinstance(json_strings(text), list)
 
 
 README = (
