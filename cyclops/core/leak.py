@@ -17,7 +17,9 @@ Rules:
    (see :mod:`.continuation`): a secret cut into pieces counts whole. Such pieces add to a
    significant family; whether it first becomes significant is judged on the linked pieces
    alone, and on a piece the call before sent right before one of them (one copy, cut).
-5. A high-value value (a code, an IBAN) is significant on its own and counts its length.
+5. A high-value value (a code, an IBAN) is significant on its own and counts its length,
+   unless the pieces the call carries of a private text hold it, with what the destination
+   received of that text (a phone number cut ``+4`` / ``43668197560``): counted there.
 6. Only forwarded calls add to what a destination received. A destination's leaked total is
    what it received of the families that were ever part of a flow.
 """
@@ -113,14 +115,14 @@ class LeakLedger:
     def measure(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> Leak:
         """What an egress call to ``destination`` carries (``sources``: segment id → source)."""
         hits = list(hits)
-        spans, values = _group(hits, sources)
+        received = self._all.get(destination, _Received())
+        spans, values = _group(hits, sources, received.spans)
         linked, _ = _group(_linking(hits), sources)
         valued = {
             sources[h.segment][1]
             for h in hits
             if h.kind in (HitKind.HIGH_VALUE, HitKind.RECORD) and h.segment in sources
         }
-        received = self._all.get(destination, _Received())
         linked_received = self._linked.get(destination, _Received())
         now, after = received.counts(spans, sources)
         linked_now, linked_after = linked_received.counts(linked, sources)
@@ -147,7 +149,7 @@ class LeakLedger:
     def add(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> None:
         """Record that a call carrying ``hits`` reached ``destination``."""
         hits = list(hits)
-        spans, values = _group(hits, sources)
+        spans, values = _group(hits, sources, self._all[destination].spans)
         linked, _ = _group(_linking(hits), sources)
         self._all[destination].add(spans, sources)
         self._linked[destination].add(linked, sources)
@@ -233,9 +235,13 @@ _MIN_JOINED = 4
 
 
 def _group(
-    hits: Iterable[Hit], sources: Mapping[int, Source]
+    hits: Iterable[Hit],
+    sources: Mapping[int, Source],
+    received: Mapping[int, IntervalSet] | None = None,
 ) -> tuple[dict[int, IntervalSet], set[str]]:
-    """The spans per segment, and the high-value values not already inside those spans."""
+    """The spans per segment, and the high-value values not already inside those spans (with
+    what the destination ``received`` of the same segments: a phone number cut ``+4`` /
+    ``43668197560`` is inside the two pieces)."""
     spans: dict[int, list[tuple[int, int]]] = {}
     values: dict[str, int] = {}
     for hit in hits:
@@ -244,9 +250,11 @@ def _group(
         elif hit.kind in _SPAN_KINDS:
             spans.setdefault(hit.segment, []).append((hit.start, hit.end))
     merged = {seg: IntervalSet(s) for seg, s in spans.items()}
+    had = received or {}
+    cover = {seg: s.union(had[seg]) if seg in had else s for seg, s in merged.items()}
     # A value inside pieces counted from any private text is counted there (the same password
     # in two files is counted for the earliest, the other file's copy dropped: see outermost).
-    return merged, {v for v in values if not _covered(v, merged, sources)}
+    return merged, {v for v in values if not _covered(v, cover, sources)}
 
 
 def _covered(value: str, spans: Mapping[int, IntervalSet], sources: Mapping[int, Source]) -> bool:

@@ -34,7 +34,9 @@ def continued(
     the token that call's payloads ended with cut, however short its end (and for that end
     too; see :mod:`.continuation`), and for the ids kept with such a text that they carry
     whole or the rest of; each is added to its argument's hits. They add no edge to the
-    graph: they add to a leak, they never make a result leak."""
+    graph: they add to a leak, they never make a result leak. Returns the call's hits: these,
+    after ``hits`` without the fragments the continuations hold (see
+    :func:`_outside_continuations`)."""
     hits = list(hits)
     received = ledger.latest(destination)
     anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
@@ -81,7 +83,24 @@ def continued(
         known = had.get(hit.segment)
         parts = known.outside(hit.start, hit.end) if known else [(hit.start, hit.end)]
         found += [Hit(hit.segment, hit.call, hit.labels, _PRECEDING, *p) for p in parts]
-    return found
+    return _outside_continuations(prov, hits, found) + found
+
+
+def _outside_continuations(prov: Provenance, hits: list[Hit], found: list[Hit]) -> list[Hit]:
+    """``hits`` without the fragments of one private text that a continuation of another holds
+    whole (``@proton.exa`` of a mail, inside ``epanik@proton.exa`` that continues a record's
+    address): the call's characters count once, for the text the piece continues."""
+    pieces = [(h.segment, prov.piece(h)) for h in found if h.kind is _CONTINUES]
+    kept = []
+    for hit in hits:
+        piece = prov.piece(hit) if pieces and hit.kind is HitKind.FRAGMENT else ""
+        held = piece and any(
+            seg != hit.segment and len(piece) < len(other) and piece in other
+            for seg, other in pieces
+        )
+        if not held:
+            kept.append(hit)
+    return kept
 
 
 def preceded(

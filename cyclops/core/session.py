@@ -162,7 +162,7 @@ class Session:
         )  # fmt: skip
         hits = self._prov.private_hits_of(index, matches, shape.recipients) if egress else []
         if egress:
-            hits += continued(self._prov, matches, hits, self._ledger, destination)
+            hits = continued(self._prov, matches, hits, self._ledger, destination)
             hits += preceded(self._prov, hits, self._ledger, destination)
         sources = self._prov.sources(hits)
         leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK
