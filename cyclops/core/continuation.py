@@ -172,8 +172,9 @@ class Continuer:
 
     def _runs_on(self, source: str, head: str, i: int, min_rest: int) -> tuple[int, int] | None:
         """The span of ``source`` the query holds from ``i`` on, right after ``head`` where
-        ``head`` starts a word of ``source`` and the word goes on, if it holds at least
-        ``min_rest`` letters or digits and stops where a token of the query does. Only the
+        ``head`` starts a word of ``source`` and the word goes on, if the two agree for at
+        least ``min_rest`` letters or digits (on into a hit's piece, or not) and the piece
+        stops where a token of the query does. Only the
         first places of ``source`` that hold the head and the piece's first ``min_rest``
         characters are looked at (found in C): the work stays bounded in a long text."""
         if len(self._query) - i < min_rest:
@@ -184,8 +185,11 @@ class Continuer:
             places += 1
             cut = at + len(head)
             if boundary(source, at) and not boundary(source, cut):
-                length = self._free_length(i, self._clean_length(source, cut, i))
-                if sum(map(str.isalnum, source[cut : cut + length])) >= min_rest:
+                agreed = self._clean_length(source, cut, i)
+                length = self._free_length(i, agreed)
+                # The query agrees with the source for ``min_rest`` letters or digits, past the
+                # piece into what a hit took (``O`` / ``yelaran | yerlan | ...``) or not.
+                if length and sum(map(str.isalnum, source[cut : cut + agreed])) >= min_rest:
                     return cut, cut + length
             at = source.find(key, at + 1)
         return None

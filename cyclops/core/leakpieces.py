@@ -70,6 +70,9 @@ def continued(
                 for head, piece in continuer.joined(seg.text, heads, min_rest) if heads else ():
                     confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *head))
                     pieces.append(piece)
+                    # A record's id comes first: the call that ended with the head may carry it.
+                    for span in _ids_sent(seg.text, seg.ids, earlier, 1):
+                        confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *span))
                 carried = [Hit(seg.id, seg.call, seg.labels, _CONTINUES, *p) for p in pieces]
                 ids = continuer.whole(seg.text, seg.ids)
                 if earlier and seg.ids:
@@ -108,7 +111,7 @@ def preceded(
 ) -> list[Hit]:
     """Hits for the pieces of private text that the earlier calls to ``destination`` (their
     payloads, latest first: ``ledger.earlier``) sent right before the earliest piece ``hits``
-    carry of it (see :func:`.continuation.preceding`), up to one the destination received
+    carry of it (see :func:`.callends.preceding`), up to one the destination received
     already (it was counted then), and for the ids kept with the text that those calls, or
     the one before them, carry whole."""
     earlier, received = ledger.earlier(destination), ledger.received(destination)
