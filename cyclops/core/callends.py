@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from .continuation import MAX_TEXT, MIN_TAIL, SHORT_TEXT, boundary
+from .continuation import MAX_PIECE, MAX_PLACES, MAX_TEXT, MIN_TAIL, SHORT_TEXT, boundary
 
 __all__ = ["preceding", "short_ends", "trailing"]
-
-_MAX_PIECE = 4096  # characters compared past one place: longer copies are the k-grams' business
 
 
 def preceding(
@@ -27,9 +25,6 @@ def preceding(
         found.append((start, end))
         anchor = start
     return found
-
-
-_MAX_PLACES = 4  # places of the private text a piece a call ended with is looked for
 
 
 def trailing(source: str, texts: Iterable[str], min_length: int) -> list[tuple[int, int]]:
@@ -77,7 +72,7 @@ def _tail_places(source: str, text: str, min_length: int) -> list[tuple[int, int
         if at < 0:
             break
         best = []
-        while at >= 0 and len(best) < _MAX_PLACES:
+        while at >= 0 and len(best) < MAX_PLACES:
             if _cut_at(source, at + len(piece)):
                 best.append((at, at + len(piece)))
             at = source.find(piece, at + 1)
@@ -131,8 +126,8 @@ def _before_separators(source: str, end: int) -> int:
 
 def _common_suffix(a: str, i: int, b: str, j: int) -> int:
     """How many characters ``a[:i]`` and ``b[:j]`` share at their ends (at most
-    ``_MAX_PIECE``), by halving slices compared in C."""
-    low, high = 0, min(i, j, _MAX_PIECE)
+    ``MAX_PIECE``), by halving slices compared in C."""
+    low, high = 0, min(i, j, MAX_PIECE)
     while low < high:
         mid = (low + high + 1) // 2
         if a[i - mid : i] == b[j - mid : j]:

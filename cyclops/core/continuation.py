@@ -49,16 +49,27 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 
-__all__ = ["MAX_TEXT", "MIN_HEAD", "MIN_TAIL", "SHORT_TEXT", "Continuer", "boundary"]
+__all__ = [
+    "MAX_PIECE",
+    "MAX_PLACES",
+    "MAX_TEXT",
+    "MIN_HEAD",
+    "MIN_TAIL",
+    "SHORT_TEXT",
+    "Continuer",
+    "boundary",
+]
 
-_MAX_PIECE = 4096  # characters compared past one anchor: longer copies are the k-grams' business
+MAX_PIECE = 4096
+"""Characters compared past one place: longer copies are the k-grams' business."""
 MAX_TEXT = 4096
 """A call's text longer than this is not searched: pieces of a split secret are short
 messages, and a long text's private data is found by its fingerprints."""
 SHORT_TEXT = 256
 """A call's text longer than this is not read for the piece it ends with (rules 6 and 8):
 split pieces are short."""
-_MAX_PLACES = 4  # places of a private text where a short head is looked at (rule 8)
+MAX_PLACES = 4
+"""Places of a private text where the end of the call before is looked at (rules 6 and 8)."""
 MIN_TAIL = 4
 """Letters and digits the end of the latest call's text needs to anchor on its own (rule 6);
 a shorter end anchors only a long piece that runs on from it (rule 8)."""
@@ -181,7 +192,7 @@ class Continuer:
             return None
         key = head + self._query[i : i + min_rest]
         at, places = source.find(key), 0
-        while at >= 0 and places < _MAX_PLACES:
+        while at >= 0 and places < MAX_PLACES:
             places += 1
             cut = at + len(head)
             if boundary(source, at) and not boundary(source, cut):
@@ -281,8 +292,8 @@ def boundary(text: str, i: int) -> bool:
 
 def _common_prefix(a: str, i: int, b: str, j: int) -> int:
     """How many characters ``a[i:]`` and ``b[j:]`` share from their start (at most
-    ``_MAX_PIECE``), by halving slices compared in C."""
-    low, high = 0, min(len(a) - i, len(b) - j, _MAX_PIECE)
+    ``MAX_PIECE``), by halving slices compared in C."""
+    low, high = 0, min(len(a) - i, len(b) - j, MAX_PIECE)
     while low < high:
         mid = (low + high + 1) // 2
         if a[i : i + mid] == b[j : j + mid]:

@@ -40,13 +40,12 @@ def continued(
     hits = list(hits)
     received = ledger.latest(destination)
     anchors = {seg: {end for _, end in spans} for seg, spans in received.items()}
-    for hit in hits:
-        if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
-            anchors.setdefault(hit.segment, set()).add(hit.joins[1])
     # Every segment a hit found is looked at for the tail of the call before and for ids, with
     # anchors or not: a record's values link as record hits, which anchor nothing.
     for hit in hits:
-        anchors.setdefault(hit.segment, set())
+        ends = anchors.setdefault(hit.segment, set())
+        if hit.kind in (HitKind.FRAGMENT, HitKind.SHINGLE, HitKind.CONTINUATION):
+            ends.add(hit.joins[1])
     segments = [s for s in map(prov.index.segment, anchors) if s is not None]
     min_length = prov.patterns.leak.min_continuation
     earlier = ledger.earlier(destination) if segments else ()
@@ -67,12 +66,13 @@ def continued(
                     if after:  # the piece the call before ended with is confirmed: it counts
                         confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *tail))
                     pieces += after
-                for head, piece in continuer.joined(seg.text, heads, min_rest) if heads else ():
+                joins = continuer.joined(seg.text, heads, min_rest) if heads else []
+                for head, piece in joins:
                     confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *head))
                     pieces.append(piece)
-                    # A record's id comes first: the call that ended with the head may carry it.
-                    for span in _ids_sent(seg.text, seg.ids, earlier, 1):
-                        confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *span))
+                # A record's id comes first: the call that ended with a head may carry it.
+                for span in _ids_sent(seg.text, seg.ids, earlier, 1) if joins else ():
+                    confirmed.add(Hit(seg.id, seg.call, seg.labels, _PRECEDING, *span))
                 carried = [Hit(seg.id, seg.call, seg.labels, _CONTINUES, *p) for p in pieces]
                 ids = continuer.whole(seg.text, seg.ids)
                 if earlier and seg.ids:
