@@ -19,6 +19,7 @@ __all__ = [
     "hosts_in",
     "json_strings",
     "leaves",
+    "local_path",
     "parent_domains",
     "registrable_domain",
     "subdomain",
@@ -31,6 +32,7 @@ _MAX_DEPTH = 64
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s\"'<>`]+")
 _BARE_HOST = re.compile(r"^(?:[a-zA-Z0-9-]{1,63}\.)+[a-zA-Z]{2,24}(?::\d{1,5})?(?:/\S*)?$")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@((?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24})")
+_LOCAL_PATH = re.compile(r"(?:/|~/|[A-Za-z]:/)\S*/\S*")
 _SECOND_LEVEL = {"co", "com", "org", "net", "gov", "ac", "edu", "ne", "or", "go"}
 
 
@@ -115,6 +117,16 @@ def hosts_in(value: str, *, bare: bool) -> Iterator[str]:
                 yield bare_host
         for email in _EMAIL.finditer(text):
             yield email.group(1).lower()
+
+
+def local_path(value: str) -> str | None:
+    """``value`` as an absolute local path (``/home/u/code/site``, ``~/notes/a.md``,
+    ``C:/Users/u``), with ``/`` separators and no trailing one; None if it is none (a path needs
+    two levels: ``/tmp`` is a word in many commands)."""
+    path = value.strip().replace("\\", "/")
+    if not _LOCAL_PATH.fullmatch(path):
+        return None
+    return path.rstrip("/") or "/"
 
 
 def emails_in(value: str) -> set[str]:

@@ -296,6 +296,8 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         high_value=tuple(high_value),
         private_value_keys=_globs(table, "private_value_keys"),
         min_private_value=table.integer("min_private_value", defaults.min_private_value, minimum=4),
+        write_tools=_globs(table, "write_tools"),
+        push_tools=_globs(table, "push_tools"),
     )
     table.finish()
     return settings

@@ -244,8 +244,8 @@ class Provenance:
         if home is not None:
             hits = [hit for hit in hits if self._container(hit.call) != home]
             hits += [hit for hit in outbound if self._container(hit.call) == home]
-        if checkouts := self._place(index).checkouts:
-            hits = [hit for hit in hits if not checkouts & self._place(hit.call).directories]
+        if checkouts := self.place(index).checkouts:
+            hits = [hit for hit in hits if not checkouts & self.place(hit.call).directories]
         pieces = [(hit, self.piece(hit)) for hit in hits]
         texts: dict[str, set[int]] = {}
         for hit, piece in pieces:
@@ -275,13 +275,13 @@ class Provenance:
         """The private text a hit found (its value, for a high-value hit)."""
         return self.index.piece(hit)
 
-    def _place(self, index: int) -> Place:
+    def place(self, index: int) -> Place:
         node = self.graph.nodes.get(index)
         return node["place"] if node is not None else _NOWHERE
 
     def _container(self, index: int) -> tuple[str, Container] | None:
         """The server and container call ``index`` reads or writes in; None if it names none."""
-        container = self._place(index).container
+        container = self.place(index).container
         if not container:
             return None
         return self.graph.nodes[index]["capability"].server, container

@@ -178,7 +178,7 @@ def redaction(
 ) -> Mapping[str, JSON] | None:
     """A call's arguments with what its findings and controls want redacted taken out: the
     secrets of secret rules and of secret-egress flows, the private data of exfiltration flows
-    (None: nothing to take out was found)."""
+    (None: nothing to take out was found, or some of it is not in the arguments)."""
     redacts = {cls for cls, _ in findings if policies[cls].action is Action.REDACT}
     rules = {c.rule for c in controls if c.kind is ControlKind.SECRET and c.action is Action.REDACT}
     exfil_paths: list[str] = []
@@ -191,6 +191,9 @@ def redaction(
         *secret_targets(matches, rules),
         *(Target(path, FlowClass.EXFILTRATION.value) for path in exfil_paths),
     ]
-    if not targets:
+    # A target outside the arguments sent (a file a push publishes: see staging.py) cannot be
+    # taken out: nothing to forward then.
+    where = {leaf.path for leaf in args if leaf.location}
+    if not targets or any(target.path not in where for target in targets):
         return None
     return redact_arguments(arguments, args, targets, carries)

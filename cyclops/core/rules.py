@@ -120,6 +120,10 @@ class ProvenanceSettings:
     """JSON keys of private results whose values link whole (a card number, an address)."""
     min_private_value: int = 8
     """Letters and digits such a value needs to link."""
+    write_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Tools whose calls leave their text arguments in the local files they name."""
+    push_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Egress tools whose calls publish the local directory they name (a checkout)."""
 
     @cached_property
     def steering_values(self) -> tuple[HighValueRule, ...]:

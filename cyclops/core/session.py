@@ -36,6 +36,7 @@ from .provenance import Provenance
 from .redact import changed_paths, redaction
 from .results import to_tool_result
 from .rules import Patterns
+from .staging import Published, Staging, drop_returned
 from .taint import Labeller
 from .types import (
     JSON,
@@ -89,6 +90,7 @@ class Session:
         self._controller = Controller(patterns.controls, self._labeller)
         self._prov = Provenance(patterns)
         self._ledger = LeakLedger(patterns.leak)
+        self._staging = Staging(patterns.limits.max_result_chars)
         self._routes: dict[Route, None] = {}
         self._cut: tuple[Capability, ...] = ()
         """The choke point of ``_routes``."""
@@ -150,7 +152,11 @@ class Session:
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
-        matches = self._prov.match_arguments(index, args, shape) if consequential else []
+        pushes = egress and self._labeller.pushes(call.capability)
+        published = self._staging.published(args) if pushes else Published()  # files it sends
+        matched = [*args, *published.leaves]
+        matches = self._prov.match_arguments(index, matched, shape) if consequential else []
+        drop_returned(matches, published, self._prov)
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
         chosen = self._labeller.instruction_only(call.capability)
@@ -337,6 +343,8 @@ class Session:
             self._ledger.flowed(destination, leak)
         if decision.forwards:
             self._pending[decision.index] = decision.labels
+            if self._labeller.writes(decision.call.capability):
+                self._staging.wrote(decision.index, draft.view.args)
             hits = list(draft.hits)
             if decision.action is Action.REDACT:
                 gone = changed_paths(decision.call.arguments, decision.arguments)

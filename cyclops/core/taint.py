@@ -18,12 +18,11 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
-from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in
+from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in, local_path
 from .audience import message_audience
 from .matches import CallShape
 from .regex import GlobSet, SafeRegex, alternation, normalize_path, tool_names
@@ -89,6 +88,9 @@ class Labeller:
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
         self._is_checkout_key = lru_cache(maxsize=4096)(self._checkout_key)
         self.instruction_only = lru_cache(maxsize=4096)(self._instruction_only)
+        settings = patterns.provenance
+        self.writes = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.write_tools))
+        self.pushes = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.push_tools))
         self._home_hosts = lru_cache(maxsize=1024)(self._hosts_of_roles)
 
     def learn_tools(self, server: str, tools: Iterable[str]) -> None:
@@ -143,6 +145,9 @@ class Labeller:
                     labels |= role_labels
         return frozenset(labels)
 
+    def _is_one_of(self, globs: GlobSet, capability: Capability) -> bool:
+        return any(map(globs.matches_name, self.tool_names(capability)))
+
     def _instruction_only(self, capability: Capability) -> bool:
         """Whether the tool is one of the excessive-agency policy's ``instruction_only_tools``."""
         globs = self._p.flows[FlowClass.EXCESSIVE_AGENCY].instruction_only_tools
@@ -172,7 +177,8 @@ class Labeller:
             return Place(container, frozenset(checkouts))
         if Label.SENSITIVE in arg_labels.labels:
             return Place()
-        return Place(directories=frozenset(_directories(args)))
+        paths = frozenset(filter(None, (local_path(leaf.value) for leaf in args)))
+        return Place(directories=frozenset(_directories(args)), paths=paths)
 
     def audience(self, server: str, result: ToolResult) -> frozenset[str]:
         """The addresses a result of ``server`` that is one message was from and to, by its
@@ -321,14 +327,11 @@ def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
     return (joined,) if joined is not None else regexes
 
 
-_ABSOLUTE_PATH = re.compile(r"(?:/|~/|[A-Za-z]:/)\S*/\S*")
-
-
 def _directories(args: Sequence[ArgLeaf]) -> Iterator[str]:
     """The directory names (case-folded) of the absolute local paths among the arguments."""
     for leaf in args:
         value = leaf.value.strip().replace("\\", "/")
-        if _ABSOLUTE_PATH.fullmatch(value):
+        if local_path(value) is not None:
             for name in value.split("/")[:-1]:
                 if name not in ("", ".", "..", "~") and not name.endswith(":"):
                     yield name.casefold()

@@ -66,6 +66,10 @@ class Place:
     directories: frozenset[str] = frozenset()
     """Directory names in the local paths its arguments name (none for a key or a secret file:
     such a file never goes back to a repository)."""
+    paths: frozenset[str] = frozenset()
+    """The absolute local paths its arguments name, whole (see ``arguments.local_path``; none
+    for a key or a secret file, as above): a push of a directory holding one returns what the
+    call read there (see :mod:`.staging`)."""
 
 
 class Label(StrEnum):

@@ -1,0 +1,120 @@
+"""Data written to local files, and the pushes that publish it.
+
+An agent can leak without an egress call that carries anything: it writes a key into a file of
+a repository's checkout, then pushes the checkout (``git_push`` names only the directory).
+
+Rules:
+
+1. A forwarded call of a ``write_tools`` tool that names absolute local paths leaves its other
+   texts in each of those files (joined, at most ``max_chars``); a later write to the same file
+   replaces what it left. At most ``MAX_FILES`` files are kept, the least recently written
+   forgotten first.
+2. An egress call of a ``push_tools`` tool publishes every file left at or under a local
+   directory its arguments name: each such file's texts are read as one more argument of the
+   call, named after the argument that named the directory and the call that wrote it
+   (``repo_path[written by call 3]``; no path or value of the file in the name).
+3. A piece of a private text read from a path at or under the published directory (the
+   checkout's own code, edited and pushed) goes back where it was read: it is dropped from
+   what the published file carries, and so is a secret that text holds. A key or a secret
+   file has no path here (see ``Place.paths``), so it never counts as returned.
+4. Nothing here is ever redacted: the file is on disk already, so a redaction of the push
+   could not take it out (see :func:`.redact.redaction`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .arguments import ArgLeaf, local_path
+from .canon import clean, matchable
+from .matches import ArgumentMatch
+from .provenance import Provenance
+from .types import ArgPath, Place
+
+__all__ = ["MAX_FILES", "Published", "Staging", "drop_returned", "within"]
+
+MAX_FILES = 64
+
+
+@dataclass(frozen=True)
+class _Written:
+    call: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Published:
+    """What a push publishes: the argument it adds per file, and the directories it names."""
+
+    leaves: tuple[ArgLeaf, ...] = ()
+    roots: frozenset[str] = frozenset()
+
+    @property
+    def paths(self) -> frozenset[ArgPath]:
+        return frozenset(leaf.path for leaf in self.leaves)
+
+
+class Staging:
+    def __init__(self, max_chars: int) -> None:
+        self._max_chars = max_chars
+        self._files: dict[str, _Written] = {}
+
+    def wrote(self, call: int, args: Sequence[ArgLeaf]) -> None:
+        """Call ``call`` (a write tool's, forwarded) left its texts in the files it names."""
+        paths = [(leaf, local_path(leaf.value)) for leaf in args]
+        files = {path for _, path in paths if path is not None}
+        texts = [leaf.value for leaf, path in paths if path is None and leaf.value.strip()]
+        if not files or not texts:
+            return
+        written = _Written(call, "\n".join(texts)[: self._max_chars])
+        for file in sorted(files):
+            self._files.pop(file, None)
+            self._files[file] = written
+        while len(self._files) > MAX_FILES:
+            del self._files[next(iter(self._files))]
+
+    def published(self, args: Sequence[ArgLeaf]) -> Published:
+        """What a push with ``args`` publishes: the files left under the directories it names."""
+        leaves: list[ArgLeaf] = []
+        roots: set[str] = set()
+        for leaf in args:
+            root = local_path(leaf.value)
+            if root is None:
+                continue
+            roots.add(root)
+            # One write may have left the same texts in several files: they go out once.
+            texts = {w.call: w.text for file, w in self._files.items() if within(file, root)}
+            for call in sorted(texts):
+                path = f"{leaf.path}[written by call {call}]"
+                leaves.append(ArgLeaf(path, leaf.key, texts[call]))
+        return Published(tuple(leaves), frozenset(roots))
+
+
+def within(path: str, root: str) -> bool:
+    """Whether local ``path`` is ``root`` or lies under it."""
+    return path == root or path.startswith(root if root.endswith("/") else root + "/")
+
+
+def drop_returned(matches: Iterable[ArgumentMatch], published: Published, prov: Provenance) -> None:
+    """Rule 3: take out of the published files' matches the pieces (and the secrets) of
+    private texts read at or under the published directories."""
+    staged = published.paths
+    for match in matches:
+        if match.path not in staged:
+            continue
+        returned = [h for h in match.sensitive_hits if _read_under(prov.place(h.call), published)]
+        if not returned:
+            continue
+        match.sensitive_hits = [h for h in match.sensitive_hits if h not in returned]
+        segments = map(prov.index.segment, {h.segment for h in returned})
+        texts = [segment.text for segment in segments if segment is not None]
+        match.secrets = [
+            found
+            for found in match.secrets
+            if not (found.secret and any(matchable(clean(found.secret)) in t for t in texts))
+        ]
+
+
+def _read_under(place: Place, published: Published) -> bool:
+    return any(within(path, root) for path in place.paths for root in published.roots)
