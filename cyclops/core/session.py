@@ -152,8 +152,8 @@ class Session:
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
-        pushes = egress and self._labeller.pushes(call.capability)
-        published = self._staging.published(args) if pushes else Published()  # files it sends
+        push = self._labeller.pushes(call.capability)
+        published = self._staging.published(args, push=push) if egress else Published()
         matched = [*args, *published.leaves]
         matches = self._prov.match_arguments(index, matched, shape) if consequential else []
         drop_returned(matches, published, self._prov)

@@ -1,7 +1,8 @@
-"""Data written to local files, and the pushes that publish it.
+"""Data written to local files, and the egress calls that send those files.
 
 An agent can leak without an egress call that carries anything: it writes a key into a file of
-a repository's checkout, then pushes the checkout (``git_push`` names only the directory).
+a repository's checkout, then pushes the checkout (``git_push`` names only the directory), or
+writes private notes into a file, then mails the file as an attachment.
 
 Rules:
 
@@ -9,15 +10,16 @@ Rules:
    texts in each of those files (joined, at most ``max_chars``); a later write to the same file
    replaces what it left. At most ``MAX_FILES`` files are kept, the least recently written
    forgotten first.
-2. An egress call of a ``push_tools`` tool publishes every file left at or under a local
-   directory its arguments name: each such file's texts are read as one more argument of the
-   call, named after the argument that named the directory and the call that wrote it
+2. An egress call that names such a file (an attachment, an upload) sends it, and one of a
+   ``push_tools`` tool publishes every file left at or under a local directory its arguments
+   name: each such file's texts are read as one more argument of the call, named after the
+   argument that named the file or directory and the call that wrote it
    (``repo_path[written by call 3]``; no path or value of the file in the name).
-3. A piece of a private text read from a path at or under the published directory (the
+3. A piece of a private text read from a path at or under a pushed directory (the
    checkout's own code, edited and pushed) goes back where it was read: it is dropped from
    what the published file carries, and so is a secret that text holds. A key or a secret
    file has no path here (see ``Place.paths``), so it never counts as returned.
-4. Nothing here is ever redacted: the file is on disk already, so a redaction of the push
+4. Nothing here is ever redacted: the file is on disk already, so a redaction of the call
    could not take it out (see :func:`.redact.redaction`).
 """
 
@@ -45,7 +47,8 @@ class _Written:
 
 @dataclass(frozen=True)
 class Published:
-    """What a push publishes: the argument it adds per file, and the directories it names."""
+    """What an egress call sends of written files: the argument it adds per file, and (for a
+    push) the directories it publishes."""
 
     leaves: tuple[ArgLeaf, ...] = ()
     roots: frozenset[str] = frozenset()
@@ -74,17 +77,23 @@ class Staging:
         while len(self._files) > MAX_FILES:
             del self._files[next(iter(self._files))]
 
-    def published(self, args: Sequence[ArgLeaf]) -> Published:
-        """What a push with ``args`` publishes: the files left under the directories it names."""
+    def published(self, args: Sequence[ArgLeaf], *, push: bool) -> Published:
+        """What an egress call with ``args`` sends of the files writes left: those it names,
+        and for a ``push``, those under the directories it names."""
         leaves: list[ArgLeaf] = []
         roots: set[str] = set()
         for leaf in args:
-            root = local_path(leaf.value)
+            root = local_path(leaf.value) if self._files else None
             if root is None:
                 continue
-            roots.add(root)
+            if push:
+                roots.add(root)
             # One write may have left the same texts in several files: they go out once.
-            texts = {w.call: w.text for file, w in self._files.items() if within(file, root)}
+            texts = {
+                w.call: w.text
+                for file, w in self._files.items()
+                if file == root or (push and within(file, root))
+            }
             for call in sorted(texts):
                 path = f"{leaf.path}[written by call {call}]"
                 leaves.append(ArgLeaf(path, leaf.key, texts[call]))
