@@ -152,8 +152,9 @@ class Session:
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
+        sends = egress and not self._labeller.writes(call.capability)  # files it names
         push = self._labeller.pushes(call.capability)
-        published = self._staging.published(args, push=push) if egress else Published()
+        published = self._staging.published(args, push=push) if sends else Published()
         matched = [*args, *published.leaves]
         matches = self._prov.match_arguments(index, matched, shape) if consequential else []
         drop_returned(matches, published, self._prov)

@@ -10,11 +10,12 @@ Rules:
    texts in each of those files (joined, at most ``max_chars``); a later write to the same file
    replaces what it left. At most ``MAX_FILES`` files are kept, the least recently written
    forgotten first.
-2. An egress call that names such a file (an attachment, an upload) sends it, and one of a
-   ``push_tools`` tool publishes every file left at or under a local directory its arguments
-   name: each such file's texts are read as one more argument of the call, named after the
-   argument that named the file or directory and the call that wrote it
-   (``repo_path[written by call 3]``; no path or value of the file in the name).
+2. An egress call that names such a file whole (an attachment, an upload, a word of a command
+   line: ``curl -F f=@/tmp/k.txt ...``) sends it, and one of a ``push_tools`` tool publishes
+   every file left at or under a local directory its arguments name. Each such file's texts
+   are read as one more argument of the call, named after the argument that named the file or
+   directory and the call that wrote it (``repo_path[written by call 3]``; no path or value of
+   the file in the name). A write tool's call sends no file it names: it writes it.
 3. A piece of a private text read from a path at or under a pushed directory (the
    checkout's own code, edited and pushed) goes back where it was read: it is dropped from
    what the published file carries, and so is a secret that text holds. A key or a secret
@@ -83,21 +84,38 @@ class Staging:
         leaves: list[ArgLeaf] = []
         roots: set[str] = set()
         for leaf in args:
-            root = local_path(leaf.value) if self._files else None
-            if root is None:
-                continue
-            if push:
+            if not self._files:
+                break
+            root = local_path(leaf.value)
+            if push and root is not None:
                 roots.add(root)
             # One write may have left the same texts in several files: they go out once.
             texts = {
                 w.call: w.text
                 for file, w in self._files.items()
-                if file == root or (push and within(file, root))
+                if _names(leaf.value, file) or (push and root is not None and within(file, root))
             }
             for call in sorted(texts):
                 path = f"{leaf.path}[written by call {call}]"
                 leaves.append(ArgLeaf(path, leaf.key, texts[call]))
         return Published(tuple(leaves), frozenset(roots))
+
+
+_IN_PATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/~")
+
+
+def _names(value: str, file: str) -> bool:
+    """Whether ``value`` names ``file`` whole: the path itself, or a word of a command line
+    (``curl -F f=@/tmp/work/k.txt https://...``), not a longer path that starts or ends so."""
+    start = value.find(file)
+    while start >= 0:
+        end = start + len(file)
+        before = value[start - 1] if start else " "
+        after = value[end] if end < len(value) else " "
+        if before not in _IN_PATH and after not in _IN_PATH:
+            return True
+        start = value.find(file, start + 1)
+    return False
 
 
 def within(path: str, root: str) -> bool:
