@@ -29,6 +29,11 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("github", "create_pull_request", {"owner": "o", "repo": "r", "title": "t"}, {E}),
         ("gmail", "read_email", {"id": "17"}, {U, S}),
         ("gmail", "send_email", {"to": "a@b.example", "body": "hi"}, {E}),
+        # a draft is judged as it is written: sending it names only its id
+        ("gmail", "draft_email", {"to": ["a@b.example"], "body": "hi"}, {E}),
+        ("gmail", "gmail_create_draft", {"to": "a@b.example", "body": "hi"}, {E}),
+        ("outlook", "update_draft", {"draft_id": "d1", "body": "hi"}, {E}),
+        ("gmail", "list_drafts", {}, {U, S}),
         ("slack", "slack_get_channel_history", {"channel_id": "C1"}, {U, S}),
         ("slack", "slack_post_message", {"channel_id": "C1", "text": "hi"}, {E}),
         ("memory", "read_graph", {}, {S}),
