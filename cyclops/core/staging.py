@@ -26,6 +26,7 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -81,41 +82,33 @@ class Staging:
     def published(self, args: Sequence[ArgLeaf], *, push: bool) -> Published:
         """What an egress call with ``args`` sends of the files writes left: those it names,
         and for a ``push``, those under the directories it names."""
+        if not self._files:
+            return Published()
         leaves: list[ArgLeaf] = []
         roots: set[str] = set()
         for leaf in args:
-            if not self._files:
-                break
-            root = local_path(leaf.value)
-            if push and root is not None:
+            if "/" not in leaf.value:
+                continue
+            named = {self._files[w] for w in _path_words(leaf.value) if w in self._files}
+            root = local_path(leaf.value) if push else None
+            if root is not None:
                 roots.add(root)
+                named.update(w for file, w in self._files.items() if within(file, root))
             # One write may have left the same texts in several files: they go out once.
-            texts = {
-                w.call: w.text
-                for file, w in self._files.items()
-                if _names(leaf.value, file) or (push and root is not None and within(file, root))
-            }
+            texts = {w.call: w.text for w in named}
             for call in sorted(texts):
                 path = f"{leaf.path}[written by call {call}]"
                 leaves.append(ArgLeaf(path, leaf.key, texts[call]))
         return Published(tuple(leaves), frozenset(roots))
 
 
-_IN_PATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/~")
+# A local path whole, as a word of a longer text (``curl -F f=@/tmp/work/k.txt https://...``):
+# after no character of a path, up to a space, a quote, a comma or a shell operator.
+_PATH_WORD = re.compile(r"(?<![\w.~/-])(?:~|[A-Za-z]:)?/[^\s'\"`<>|;&(),]+")
 
 
-def _names(value: str, file: str) -> bool:
-    """Whether ``value`` names ``file`` whole: the path itself, or a word of a command line
-    (``curl -F f=@/tmp/work/k.txt https://...``), not a longer path that starts or ends so."""
-    start = value.find(file)
-    while start >= 0:
-        end = start + len(file)
-        before = value[start - 1] if start else " "
-        after = value[end] if end < len(value) else " "
-        if before not in _IN_PATH and after not in _IN_PATH:
-            return True
-        start = value.find(file, start + 1)
-    return False
+def _path_words(value: str) -> list[str]:
+    return [word.rstrip("/") for word in _PATH_WORD.findall(value)]
 
 
 def within(path: str, root: str) -> bool:
@@ -126,6 +119,8 @@ def within(path: str, root: str) -> bool:
 def drop_returned(matches: Iterable[ArgumentMatch], published: Published, prov: Provenance) -> None:
     """Rule 3: take out of the published files' matches the pieces (and the secrets) of
     private texts read at or under the published directories."""
+    if not published.roots:
+        return
     staged = published.paths
     for match in matches:
         if match.path not in staged:
