@@ -17,9 +17,10 @@ Rules:
    directory and the call that wrote it (``repo_path[written by call 3]``; no path or value of
    the file in the name). A write tool's call sends no file it names: it writes it.
 3. A piece of a private text read from a path at or under a pushed directory (the
-   checkout's own code, edited and pushed) goes back where it was read: it is dropped from
-   what the published file carries, and so is a secret that text holds. A key or a secret
-   file has no path here (see ``Place.paths``), so it never counts as returned.
+   checkout's own code, edited and pushed), or from the repository named as that directory
+   (``get_file_contents`` of ``site``, for ``~/code/site``), goes back where it was read: it
+   is dropped from what the published file carries, and so is a secret that text holds. A key
+   or a secret file has no path here (see ``Place.paths``), so it never counts as returned.
 4. Nothing here is ever redacted: the file is on disk already, so a redaction of the call
    could not take it out (see :func:`.redact.redaction`).
 """
@@ -139,4 +140,9 @@ def drop_returned(matches: Iterable[ArgumentMatch], published: Published, prov: 
 
 
 def _read_under(place: Place, published: Published) -> bool:
-    return any(within(path, root) for path in place.paths for root in published.roots)
+    """Whether a call at ``place`` read from a pushed directory: a local path under it, or
+    the repository whose checkout it is (named as the directory: ``~/code/site`` is ``site``'s,
+    as :meth:`.provenance.Provenance.private_hits` has it)."""
+    if any(within(path, root) for path in place.paths for root in published.roots):
+        return True
+    return any(root.rsplit("/", 1)[-1].casefold() in place.checkouts for root in published.roots)

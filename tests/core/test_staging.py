@@ -98,6 +98,23 @@ def test_the_checkouts_own_code_edited_and_pushed_is_allowed(prevent: Session) -
     assert last(prevent, steps).action is Action.ALLOW
 
 
+def github_file(repo: str, text: str) -> Step:
+    args = {"owner": "acme", "repo": repo, "path": "src/settings.py"}
+    return step("github", "get_file_contents", args, text)
+
+
+def test_a_file_of_the_repository_the_checkout_is_of_goes_back_with_the_push(
+    prevent: Session,
+) -> None:
+    steps = [issue(), github_file("site", CODE), write(f"{REPO}/src/settings.py", CODE), push()]
+    assert last(prevent, steps).action is Action.ALLOW
+
+
+def test_a_file_of_another_repository_pushed_from_this_checkout_leaks(prevent: Session) -> None:
+    steps = [issue(), github_file("infra", CODE), write(f"{REPO}/src/settings.py", CODE), push()]
+    assert last(prevent, steps).action is Action.DENY
+
+
 def test_a_secret_file_inside_the_checkout_copied_into_a_tracked_file_is_no_return(
     prevent: Session,
 ) -> None:
