@@ -36,7 +36,7 @@ from .provenance import Provenance
 from .redact import changed_paths, redaction
 from .results import to_tool_result
 from .rules import Patterns
-from .staging import Published, Staging, drop_returned
+from .staging import Staging, drop_returned
 from .taint import Labeller
 from .types import (
     JSON,
@@ -90,7 +90,7 @@ class Session:
         self._controller = Controller(patterns.controls, self._labeller)
         self._prov = Provenance(patterns)
         self._ledger = LeakLedger(patterns.leak)
-        self._staging = Staging(patterns.limits.max_result_chars)
+        self._staging = Staging(patterns.limits.max_result_chars, self._labeller)
         self._routes: dict[Route, None] = {}
         self._cut: tuple[Capability, ...] = ()
         """The choke point of ``_routes``."""
@@ -152,9 +152,7 @@ class Session:
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
-        sends = egress and not self._labeller.writes(call.capability)  # files it names
-        push = self._labeller.pushes(call.capability)
-        published = self._staging.published(args, push=push) if sends else Published()
+        published = self._staging.sent_by(call.capability, args, egress=egress)
         matched = [*args, *published.leaves]
         matches = self._prov.match_arguments(index, matched, shape) if consequential else []
         drop_returned(matches, published, self._prov)
@@ -344,8 +342,7 @@ class Session:
             self._ledger.flowed(destination, leak)
         if decision.forwards:
             self._pending[decision.index] = decision.labels
-            if self._labeller.writes(decision.call.capability):
-                self._staging.wrote(decision.index, draft.view.args)
+            self._staging.forwarded(decision.index, decision.call.capability, draft.view.args)
             hits = list(draft.hits)
             if decision.action is Action.REDACT:
                 gone = changed_paths(decision.call.arguments, decision.arguments)

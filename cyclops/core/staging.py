@@ -35,9 +35,10 @@ from .arguments import ArgLeaf, local_path
 from .canon import clean, matchable
 from .matches import ArgumentMatch
 from .provenance import Provenance
-from .types import ArgPath, Place
+from .taint import Labeller
+from .types import ArgPath, Capability, Place
 
-__all__ = ["MAX_FILES", "Published", "Staging", "drop_returned", "within"]
+__all__ = ["MAX_FILES", "NOTHING_SENT", "Published", "Staging", "drop_returned", "within"]
 
 MAX_FILES = 64
 
@@ -61,10 +62,28 @@ class Published:
         return frozenset(leaf.path for leaf in self.leaves)
 
 
+NOTHING_SENT = Published()
+
+
 class Staging:
-    def __init__(self, max_chars: int) -> None:
+    def __init__(self, max_chars: int, labeller: Labeller) -> None:
         self._max_chars = max_chars
+        self._labeller = labeller
         self._files: dict[str, _Written] = {}
+
+    def forwarded(self, call: int, capability: Capability, args: Sequence[ArgLeaf]) -> None:
+        """Call ``call`` was forwarded: a write tool's leaves its texts in the files it names."""
+        if self._labeller.writes(capability):
+            self.wrote(call, args)
+
+    def sent_by(
+        self, capability: Capability, args: Sequence[ArgLeaf], *, egress: bool
+    ) -> Published:
+        """What a call sends of written files: nothing unless it is egress; a write tool's call
+        writes the files it names, it does not send them."""
+        if not egress or not self._files or self._labeller.writes(capability):
+            return NOTHING_SENT
+        return self.published(args, push=self._labeller.pushes(capability))
 
     def wrote(self, call: int, args: Sequence[ArgLeaf]) -> None:
         """Call ``call`` (a write tool's, forwarded) left its texts in the files it names."""
@@ -83,8 +102,6 @@ class Staging:
     def published(self, args: Sequence[ArgLeaf], *, push: bool) -> Published:
         """What an egress call with ``args`` sends of the files writes left: those it names,
         and for a ``push``, those under the directories it names."""
-        if not self._files:
-            return Published()
         leaves: list[ArgLeaf] = []
         roots: set[str] = set()
         for leaf in args:

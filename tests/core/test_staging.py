@@ -12,6 +12,7 @@ from cyclops.core.arguments import leaves
 from cyclops.core.controls_config import ToolRule
 from cyclops.core.regex import GlobSet
 from cyclops.core.staging import MAX_FILES, Staging, within
+from cyclops.core.taint import Labeller
 from cyclops.core.types import Decision
 from cyclops.testing import Step, play, step
 
@@ -252,8 +253,8 @@ def test_within_is_a_path_prefix_at_a_separator(path: str, root: str, inside: bo
     assert within(path, root) is inside
 
 
-def test_a_later_write_to_a_file_replaces_what_the_earlier_left() -> None:
-    staging = Staging(1000)
+def test_a_later_write_to_a_file_replaces_what_the_earlier_left(patterns: Patterns) -> None:
+    staging = Staging(1000, Labeller(patterns))
     staging.wrote(0, leaves({"path": "/r/a/f.txt", "content": "first"}))
     staging.wrote(1, leaves({"path": "/r/a/f.txt", "content": "second"}))
     published = staging.published(leaves({"repo_path": "/r/a"}), push=True)
@@ -263,8 +264,8 @@ def test_a_later_write_to_a_file_replaces_what_the_earlier_left() -> None:
     assert published.roots == frozenset({"/r/a"})
 
 
-def test_only_the_latest_files_are_kept() -> None:
-    staging = Staging(1000)
+def test_only_the_latest_files_are_kept(patterns: Patterns) -> None:
+    staging = Staging(1000, Labeller(patterns))
     for i in range(MAX_FILES + 5):
         staging.wrote(i, leaves({"path": f"/r/a/f{i}.txt", "content": f"text {i}"}))
     calls = [
@@ -274,8 +275,10 @@ def test_only_the_latest_files_are_kept() -> None:
     assert calls[0] == "repo_path[written by call 5]"
 
 
-def test_a_write_is_cut_at_the_limit_and_a_call_naming_no_file_leaves_nothing() -> None:
-    staging = Staging(4)
+def test_a_write_is_cut_at_the_limit_and_a_call_naming_no_file_leaves_nothing(
+    patterns: Patterns,
+) -> None:
+    staging = Staging(4, Labeller(patterns))
     staging.wrote(0, leaves({"content": "no file named"}))
     staging.wrote(1, leaves({"path": "/r/f.txt", "content": "abcdefgh"}))
     (leaf,) = staging.published(leaves({"repo_path": "/r/"}), push=True).leaves
