@@ -8,8 +8,8 @@ Rules:
 
 1. A forwarded call of a ``write_tools`` tool that names absolute local paths leaves its other
    texts in each of those files (joined, at most ``max_chars``); a later write to the same file
-   replaces what it left. At most ``MAX_FILES`` files are kept, the least recently written
-   forgotten first.
+   replaces what it left. At most ``MAX_FILES`` files and ``max_chars`` characters in all are
+   kept, the least recently written forgotten first.
 2. An egress call that names such a file whole (an attachment, an upload, a word of a command
    line: ``curl -F f=@/tmp/k.txt ...``) sends it, and one of a ``push_tools`` tool publishes
    every file left at or under a local directory its arguments name. Each such file's texts
@@ -70,6 +70,7 @@ class Staging:
         self._max_chars = max_chars
         self._labeller = labeller
         self._files: dict[str, _Written] = {}
+        self._chars = 0
 
     def forwarded(self, call: int, capability: Capability, args: Sequence[ArgLeaf]) -> None:
         """Call ``call`` was forwarded: a write tool's leaves its texts in the files it names."""
@@ -94,10 +95,16 @@ class Staging:
             return
         written = _Written(call, "\n".join(texts)[: self._max_chars])
         for file in sorted(files):
-            self._files.pop(file, None)
+            self._forget(file)
             self._files[file] = written
-        while len(self._files) > MAX_FILES:
-            del self._files[next(iter(self._files))]
+            self._chars += len(written.text)
+        while len(self._files) > MAX_FILES or self._chars > self._max_chars:
+            self._forget(next(iter(self._files)))
+
+    def _forget(self, file: str) -> None:
+        written = self._files.pop(file, None)
+        if written is not None:
+            self._chars -= len(written.text)
 
     def published(self, args: Sequence[ArgLeaf], *, push: bool) -> Published:
         """What an egress call with ``args`` sends of the files writes left: those it names,

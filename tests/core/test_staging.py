@@ -275,6 +275,14 @@ def test_only_the_latest_files_are_kept(patterns: Patterns) -> None:
     assert calls[0] == "repo_path[written by call 5]"
 
 
+def test_the_files_kept_hold_at_most_the_limit_in_all(patterns: Patterns) -> None:
+    staging = Staging(10, Labeller(patterns))
+    for i in range(3):
+        staging.wrote(i, leaves({"path": f"/r/a/f{i}.txt", "content": "abcd"}))
+    calls = [leaf.path for leaf in staging.published(leaves({"d": "/r/a"}), push=True).leaves]
+    assert calls == ["d[written by call 1]", "d[written by call 2]"]
+
+
 def test_a_write_is_cut_at_the_limit_and_a_call_naming_no_file_leaves_nothing(
     patterns: Patterns,
 ) -> None:
