@@ -90,6 +90,10 @@ class ArgumentMatcher:
                 steering = match.addressed_by
                 match.sensitive_hits = [h for h in match.sensitive_hits if h.call not in steering]
             hosts = shape.hosts.get(leaf.path, ()) if shape.egress else ()
+            if hosts:
+                named = {n for host in hosts for n in (host, *parent_domains(host))}
+                found = self.index.exact(named, HitKind.LOCATOR)
+                match.hosts_named_by.update(h.call for h in found if Label.UNTRUSTED in h.labels)
             if hosts and match.sensitive_hits:
                 # Going to a host a private text names is no leak of it (a secret sent as a
                 # subdomain is no host the private text names).

