@@ -236,6 +236,16 @@ def test_rewriting_a_file_with_a_link_in_it_sends_nothing_the_file_held(prevent:
     assert last(prevent, [*steps, rewrite]).action is Action.ALLOW
 
 
+def test_an_agent_toolkits_write_and_edit_leave_their_text_in_the_file(prevent: Session) -> None:
+    notes = "/home/u/notes/acquisition.md"
+    copy = "/tmp/work/summary.md"
+    written = step("agent-tools", "Write", {"file_path": copy, "content": "draft"}, "ok")
+    edit = {"file_path": copy, "old_string": "draft", "new_string": NOTE}
+    edited = step("agent-tools", "Edit", edit, "ok")
+    steps = [issue(), read(notes, NOTE), written, edited, mail(body="see", attachments=[copy])]
+    assert last(prevent, steps).action is Action.DENY
+
+
 # -- the staging table on its own ----------------------------------------------------------
 
 

@@ -34,6 +34,11 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("gmail", "gmail_create_draft", {"to": "a@b.example", "body": "hi"}, {E}),
         ("outlook", "update_draft", {"draft_id": "d1", "body": "hi"}, {E}),
         ("gmail", "list_drafts", {}, {U, S}),
+        # local files and shells on servers of any name (Desktop Commander, agent toolkits)
+        ("desktop-commander", "read_file", {"path": "/home/u/notes.md"}, {P, S}),
+        ("agent-tools", "read_file", {"target_file": "/home/u/notes.md"}, {S}),
+        ("agent-tools", "Bash", {"command": "ls"}, {P}),
+        ("agent-tools", "run_terminal_cmd", {"command": "ls"}, {P}),
         ("slack", "slack_get_channel_history", {"channel_id": "C1"}, {U, S}),
         ("slack", "slack_post_message", {"channel_id": "C1", "text": "hi"}, {E}),
         ("memory", "read_graph", {}, {S}),
