@@ -315,8 +315,9 @@ def _summarise(verdict: Verdict, path: Path | None) -> None:
         lines.append("  choke point: remove " + ", ".join(map(str, verdict.choke_point)))
     if verdict.evicted.any:
         lines.append(
-            f"  memory cap reached: {verdict.evicted.calls} calls and "
-            f"{verdict.evicted.segments} indexed results evicted"
+            f"  memory cap reached: {verdict.evicted.calls} calls, "
+            f"{verdict.evicted.segments} indexed results and {verdict.evicted.files} written "
+            "files evicted"
         )
     if path is not None:
         lines.append(f"  verdict: {path}")

@@ -390,7 +390,11 @@ class Session:
             leaked_by_destination=leaked,
             choke_point=self._cut,
             metrics=metrics,
-            evicted=Eviction(self._prov.evicted_calls, self._prov.index.evicted_segments),
+            evicted=Eviction(
+                self._prov.evicted_calls,
+                self._prov.index.evicted_segments,
+                self._staging.evicted_files,
+            ),
             patterns_sha256=self.patterns.sha256,
             controls=tuple(self._control_events),
             quarantined=tuple(sorted(self._controller.quarantined)),

@@ -71,6 +71,7 @@ class Staging:
         self._labeller = labeller
         self._files: dict[str, _Written] = {}
         self._chars = 0
+        self.evicted_files = 0
 
     def forwarded(self, call: int, capability: Capability, args: Sequence[ArgLeaf]) -> None:
         """Call ``call`` was forwarded: a write tool's leaves its texts in the files it names."""
@@ -100,6 +101,7 @@ class Staging:
             self._chars += len(written.text)
         while len(self._files) > MAX_FILES or self._chars > self._max_chars:
             self._forget(next(iter(self._files)))
+            self.evicted_files += 1
 
     def _forget(self, file: str) -> None:
         written = self._files.pop(file, None)

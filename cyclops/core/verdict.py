@@ -42,10 +42,13 @@ class Eviction:
 
     calls: int = 0
     segments: int = 0
+    files: int = 0
+    """Written files forgotten (see :mod:`.staging`): a later call that sends one sends
+    nothing cyclops knows of."""
 
     @property
     def any(self) -> bool:
-        return bool(self.calls or self.segments)
+        return bool(self.calls or self.segments or self.files)
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,11 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
         "controls": [_control(event) for event in verdict.controls],
         "quarantined": [capability_json(c) for c in verdict.quarantined],
         "breaker_tripped": verdict.breaker_tripped,
-        "evicted": {"calls": verdict.evicted.calls, "segments": verdict.evicted.segments},
+        "evicted": {
+            "calls": verdict.evicted.calls,
+            "segments": verdict.evicted.segments,
+            "files": verdict.evicted.files,
+        },
     }
 
 

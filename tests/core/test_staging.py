@@ -293,6 +293,13 @@ def test_the_files_kept_hold_at_most_the_limit_in_all(patterns: Patterns) -> Non
     assert calls == ["d[written by call 1]", "d[written by call 2]"]
 
 
+def test_written_files_forgotten_are_reported_in_the_verdict(prevent: Session) -> None:
+    play(prevent, [write(f"/tmp/work/f{i}.txt", f"text {i}") for i in range(MAX_FILES + 6)])
+    evicted = prevent.verdict().evicted
+    assert evicted.files == 6
+    assert evicted.any
+
+
 def test_a_write_is_cut_at_the_limit_and_a_call_naming_no_file_leaves_nothing(
     patterns: Patterns,
 ) -> None:
