@@ -265,9 +265,17 @@ def tool_names(server: str, tool: str, verbs: frozenset[str] = frozenset()) -> t
     return tuple(names)
 
 
+# Tools generated from an OpenAPI description are named ``API-<method>-<path>`` (Notion's:
+# ``API-post-page``, ``API-post-search``): their first word after ``API`` is an HTTP method,
+# which says how the call is made, not what it does (a POST that searches, or writes a page).
+_HTTP_METHOD = re.compile(r"API-(?:post|put|patch)-", re.IGNORECASE)
+
+
 def _from_first_verb(tool: str, verbs: frozenset[str]) -> str:
     """``tool`` in snake_case from its first word in ``verbs``, when other words come before
-    it; else ``""``."""
+    it; else ``""`` (and for an HTTP method after ``API-``)."""
+    if _HTTP_METHOD.match(tool):
+        return ""
     words = spellings(tool)[-1].lower().split("_")
     at = next((at for at, word in enumerate(words) if word in verbs), 0)
     return "_".join(words[at:]) if at else ""

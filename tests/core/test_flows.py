@@ -201,6 +201,22 @@ def test_a_draft_replying_to_the_sender_of_a_private_mail_is_allowed(prevent: Se
     assert play(prevent, steps)[-1].action is Action.ALLOW
 
 
+def test_a_notion_page_copied_into_a_new_page_of_the_workspace_is_no_send(
+    prevent: Session,
+) -> None:
+    notes = (
+        "Board only: we sign the Halvorsen Maritime acquisition on the ninth, at a valuation "
+        "of forty-one million, before the Trondheim regulator publishes its shipping review."
+    )
+    page = {"parent": {"page_id": "p2"}, "children": [{"paragraph": {"text": notes}}]}
+    steps = [
+        step("fetch", "fetch", {"url": "https://news.example.org/shipping"}, "Rates fell 4%."),
+        step("notion", "API-retrieve-a-page", {"page_id": "p1"}, notes),
+        step("notion", "API-post-page", page, "ok"),
+    ]
+    assert play(prevent, steps)[-1].action is Action.ALLOW
+
+
 def test_a_secret_in_a_url_query_is_a_leak_though_the_url_is_a_destination(
     prevent: Session,
 ) -> None:

@@ -167,6 +167,11 @@ VERBS = frozenset({"get", "send", "read", "search", "unlock", "post"})
         # no verb, or nothing but the server's name before it
         ("x", "mailbox_list", ("mailbox_list",)),
         ("slack", "slack_post_message", ("slack_post_message", "post_message")),
+        # an OpenAPI-generated name: the HTTP method after API- is how, not what (Notion's)
+        ("notion", "API-post-page", ("API-post-page",)),
+        ("notion", "API-post-search", ("API-post-search",)),
+        ("notion", "API-get-users", ("API-get-users", "get_users")),
+        ("x", "api_post_tweet", ("api_post_tweet", "post_tweet")),
     ],
 )  # fmt: skip
 def test_a_toolkits_tool_is_also_known_by_its_name_from_its_first_verb(

@@ -34,6 +34,11 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("gmail", "gmail_create_draft", {"to": "a@b.example", "body": "hi"}, {E}),
         ("outlook", "update_draft", {"draft_id": "d1", "body": "hi"}, {E}),
         ("gmail", "list_drafts", {}, {U, S}),
+        # Notion's tools, named after its HTTP API: a page written in the workspace is no
+        # send; a search or a database query reads private pages
+        ("notion", "API-post-page", {"parent": {"page_id": "p1"}}, set()),
+        ("notion", "API-post-search", {"query": "budget"}, {S}),
+        ("notion", "API-post-database-query", {"database_id": "d1"}, {S}),
         # local files and shells on servers of any name (Desktop Commander, agent toolkits)
         ("desktop-commander", "read_file", {"path": "/home/u/notes.md"}, {P, S}),
         ("agent-tools", "read_file", {"target_file": "/home/u/notes.md"}, {S}),
