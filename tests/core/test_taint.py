@@ -181,6 +181,26 @@ def test_a_servers_bash_tool_reveals_an_agent_toolkit_whose_read_is_private(
     assert Label.SENSITIVE in labeller.static_labels(Capability("mytools", "Read"))
 
 
+@pytest.mark.parametrize(
+    ("tool", "expected"),
+    [
+        ("get_gmail_message_content", {U, S}),
+        ("draft_gmail_message", {E}),
+        ("get_doc_content", {U, S}),
+        ("create_event", {E}),
+        ("create_doc", set()),
+    ],
+)
+def test_a_google_workspace_server_has_the_mail_docs_and_calendar_roles_by_its_tools(
+    patterns: Patterns, tool: str, expected: set[Label]
+) -> None:
+    """taylorwilsdon's google_workspace_mcp, under a name no role knows."""
+    labeller = Labeller(patterns)
+    listed = ["search_gmail_messages", "list_calendars", "get_doc_content"]
+    labeller.learn_tools("workspace", listed)
+    assert set(labeller.static_labels(Capability("workspace", tool))) == expected
+
+
 def test_declared_roles_add_to_the_roles_a_server_name_implies(patterns: Patterns) -> None:
     labeller = Labeller(patterns, {"corp-box": ["mail"]})
     assert labeller.static_labels(Capability("corp-box", "read_message")) == {U, S}
