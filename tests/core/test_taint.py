@@ -201,6 +201,13 @@ def test_a_google_workspace_server_has_the_mail_docs_and_calendar_roles_by_its_t
     assert set(labeller.static_labels(Capability("workspace", tool))) == expected
 
 
+def test_a_microsoft_365_servers_mail_tools_give_it_the_mail_role(patterns: Patterns) -> None:
+    labeller = Labeller(patterns)
+    labeller.learn_tools("ms-365", ["list-mail-messages", "send-mail"])
+    assert labeller.static_labels(Capability("ms-365", "get-mail-message")) == {U, S}
+    assert labeller.static_labels(Capability("ms-365", "create-draft-email")) == {E}
+
+
 def test_declared_roles_add_to_the_roles_a_server_name_implies(patterns: Patterns) -> None:
     labeller = Labeller(patterns, {"corp-box": ["mail"]})
     assert labeller.static_labels(Capability("corp-box", "read_message")) == {U, S}
