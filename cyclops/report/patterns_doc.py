@@ -248,8 +248,8 @@ def _provenance(patterns: Patterns) -> list[str]:
         "",
         f"Write tools (their texts stay in the files they name): {_globs(settings.write_tools)}",
         "",
-        f"Push tools (they publish what was written under the directory they name): "
-        f"{_globs(settings.push_tools)}",
+        "Push tools (they publish what was written under the directory they name): "
+        + _globs(settings.push_tools),
     ]
     lines += ["", "### High-value rules", ""]
     rows = [_high_value(rule) for rule in settings.high_value]
