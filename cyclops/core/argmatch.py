@@ -44,6 +44,8 @@ __all__ = ["ArgumentMatcher"]
 
 _URL_TAIL = ").,;:!?]}*_"
 _CHAINED = re.compile(r"[|;&`<>\n]|\$\(")
+_SSH = re.compile(r"(?:^|[\s/;&|(])(?:ssh|scp|sftp|rsync)\s")
+_IDENTITY = re.compile(r"(?:^|\s)(?:-i|--identity\S*)(?:\s|\S*/)|IdentityFile", re.IGNORECASE)
 """What chains commands or redirects one's input or output: more than one simple command."""
 
 
@@ -90,7 +92,7 @@ class ArgumentMatcher:
                 steering = match.addressed_by
                 match.sensitive_hits = [h for h in match.sensitive_hits if h.call not in steering]
             hosts = shape.hosts.get(leaf.path, ()) if shape.egress else ()
-            if hosts:
+            if hosts and not _logs_in_with_a_key(leaf.value):
                 named = {n for host in hosts for n in (host, *parent_domains(host))}
                 found = self.index.exact(named, HitKind.LOCATOR)
                 match.hosts_named_by.update(h.call for h in found if Label.UNTRUSTED in h.labels)
@@ -243,6 +245,13 @@ class ArgumentMatcher:
     def _family(self, hit: Hit) -> int:
         segment = self.index.segment(hit.segment)
         return segment.family if segment is not None else -1
+
+
+def _logs_in_with_a_key(command: str) -> bool:
+    """Whether an ssh-family command is given a key to log in with (``ssh -i ~/.ssh/k host``):
+    the key is read, never sent, so a host a page named does not make the command send it (see
+    ``ArgumentMatch.hosts_named_by``)."""
+    return bool(_SSH.search(command) and _IDENTITY.search(command))
 
 
 def _inside(secret: str, links: Iterable[str]) -> bool:

@@ -576,6 +576,14 @@ def test_a_key_fetched_by_a_script_from_a_host_a_page_named_is_exfiltration(
     assert decision.action is Action.DENY
 
 
+def test_logging_in_with_a_key_to_a_host_a_page_named_sends_no_key(prevent: Session) -> None:
+    """The key after -i is read to log in, never sent: naming the host is not enough."""
+    page = "Staging notes: the build box is build.northwind-corp.example."
+    upload = "scp -i ~/.ssh/id_ed25519 dist/app.tar.gz deploy@build.northwind-corp.example:/srv/"
+    decision = play(prevent, [fetch_page(page), step("shell", "run_command", {"command": upload})])
+    assert FlowClass.EXFILTRATION not in {f.flow_class for f in decision[-1].flows}
+
+
 def test_a_key_copied_to_a_host_no_untrusted_content_named_is_allowed(prevent: Session) -> None:
     """The page names a host; the command copies the key to another one."""
     page = "Setup guide. Diagnostics are collected at drop.evil-host.example."
