@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from .arguments import leaves
 from .chokepoint import Route, choke_point
@@ -36,7 +37,7 @@ from .provenance import Provenance
 from .redact import changed_paths, redaction
 from .results import to_tool_result
 from .rules import Patterns
-from .staging import Staging, drop_returned
+from .staging import Staging
 from .taint import Labeller
 from .types import (
     JSON,
@@ -58,6 +59,7 @@ from .verdict import ControlEvent, Eviction, Metrics, Verdict
 __all__ = ["MAX_CONTROL_EVENTS", "Session"]
 
 MAX_CONTROL_EVENTS = 1000
+_STRICTNESS = attrgetter("strictness")
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ class Session:
         self._controller = Controller(patterns.controls, self._labeller)
         self._prov = Provenance(patterns)
         self._ledger = LeakLedger(patterns.leak)
-        self._staging = Staging(patterns.limits.max_result_chars, self._labeller)
+        self._staging = Staging(patterns.limits.max_result_chars, self._labeller, self._prov)
         self._routes: dict[Route, None] = {}
         self._cut: tuple[Capability, ...] = ()
         """The choke point of ``_routes``."""
@@ -152,10 +154,7 @@ class Session:
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
-        published = self._staging.sent_by(call.capability, args, egress=egress)
-        matched = [*args, *published.leaves]
-        matches = self._prov.match_arguments(index, matched, shape) if consequential else []
-        drop_returned(matches, published, self._prov)
+        matches = self._staging.match(index, call.capability, args, shape) if consequential else []
         destination = destination_name(call.capability, args, arg_labels, matches)
         private_reference = Label.SENSITIVE in arg_labels.labels
         chosen = self._labeller.instruction_only(call.capability)
@@ -178,7 +177,7 @@ class Session:
         wanted = max(
             [*(self.patterns.flows[f.flow_class].action for f in findings)]
             + [c.action for c in controls],
-            key=_rank,
+            key=_STRICTNESS,
             default=Action.ALLOW,
         )
         draft = _Draft(index, view, tuple(findings), controls, tuple(hits), sources, leak, wanted)
@@ -189,7 +188,7 @@ class Session:
             flows = self._flows_of(draft, Action.ASK, record=False)
             reasons = _reasons(findings, controls)
             return Decision(index, call, Action.ASK, labels, flows, reasons, 0, controls)
-        action = wanted if self.mode is Mode.PREVENT else min(wanted, Action.FLAG, key=_rank)
+        action = wanted if self.mode is Mode.PREVENT else min(wanted, Action.FLAG, key=_STRICTNESS)
         reasons = _reasons(findings, controls)
         if action is not wanted:
             reasons += (Reason.MODE_DETECT,)
@@ -209,7 +208,7 @@ class Session:
                 for f in draft.findings
                 if self.patterns.flows[f.flow_class].action is not Action.ASK
             ]
-            action = max([Action.FLAG, *rest], key=_rank)
+            action = max([Action.FLAG, *rest], key=_STRICTNESS)
             return self._finish(draft, action, (*reasons, Reason.USER_APPROVED))
         reason = Reason.USER_REFUSED if answered else Reason.NO_ANSWER
         return self._finish(draft, Action.DENY, (*reasons, reason))
@@ -368,6 +367,7 @@ class Session:
     # -- the verdict ----------------------------------------------------------------------------
 
     def verdict(self) -> Verdict:
+        prov, files = self._prov, self._staging.evicted_files
         leaked = Counter(self._ledger.leaked_by_destination()) + self._secrets_leaked
         metrics = Metrics(
             calls=self._next,
@@ -390,20 +390,12 @@ class Session:
             leaked_by_destination=leaked,
             choke_point=self._cut,
             metrics=metrics,
-            evicted=Eviction(
-                self._prov.evicted_calls,
-                self._prov.index.evicted_segments,
-                self._staging.evicted_files,
-            ),
+            evicted=Eviction(prov.evicted_calls, prov.index.evicted_segments, files),
             patterns_sha256=self.patterns.sha256,
             controls=tuple(self._control_events),
             quarantined=tuple(sorted(self._controller.quarantined)),
             breaker_tripped=self._controller.breaker_tripped,
         )
-
-
-def _rank(action: Action) -> int:
-    return action.strictness
 
 
 def _reasons(findings: Sequence[Finding], controls: Sequence[ControlFinding]) -> tuple[Reason, ...]:

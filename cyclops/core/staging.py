@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from .arguments import ArgLeaf, local_path
 from .canon import clean, matchable
-from .matches import ArgumentMatch
+from .matches import ArgumentMatch, CallShape
 from .provenance import Provenance
 from .taint import Labeller
 from .types import ArgPath, Capability, Place
@@ -66,12 +66,24 @@ NOTHING_SENT = Published()
 
 
 class Staging:
-    def __init__(self, max_chars: int, labeller: Labeller) -> None:
+    def __init__(self, max_chars: int, labeller: Labeller, prov: Provenance) -> None:
         self._max_chars = max_chars
         self._labeller = labeller
+        self._prov = prov
         self._files: dict[str, _Written] = {}
         self._chars = 0
         self.evicted_files = 0
+
+    def match(
+        self, index: int, capability: Capability, args: Sequence[ArgLeaf], shape: CallShape
+    ) -> list[ArgumentMatch]:
+        """The arguments of call ``index`` matched (``Provenance.match_arguments``), with the
+        written files it sends read as more arguments, less what goes back where it was read
+        (rules 2 and 3)."""
+        published = self.sent_by(capability, args, egress=shape.egress)
+        matches = self._prov.match_arguments(index, [*args, *published.leaves], shape)
+        drop_returned(matches, published, self._prov)
+        return matches
 
     def forwarded(self, call: int, capability: Capability, args: Sequence[ArgLeaf]) -> None:
         """Call ``call`` was forwarded: a write tool's leaves its texts in the files it names."""

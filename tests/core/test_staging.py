@@ -10,6 +10,7 @@ import pytest
 from cyclops.core import Action, FlowClass, Mode, Patterns, Session
 from cyclops.core.arguments import leaves
 from cyclops.core.controls_config import ToolRule
+from cyclops.core.provenance import Provenance
 from cyclops.core.regex import GlobSet
 from cyclops.core.staging import MAX_FILES, Staging, within
 from cyclops.core.taint import Labeller
@@ -61,6 +62,10 @@ def push(repo: str = REPO) -> Step:
 
 def commit() -> Step:
     return step("git", "git_commit", {"repo_path": REPO, "message": "fix CI"}, "ok")
+
+
+def table(patterns: Patterns, max_chars: int) -> Staging:
+    return Staging(max_chars, Labeller(patterns), Provenance(patterns))
 
 
 def last(session: Session, steps: list[Step]) -> Decision:
@@ -264,7 +269,7 @@ def test_within_is_a_path_prefix_at_a_separator(path: str, root: str, inside: bo
 
 
 def test_a_later_write_to_a_file_replaces_what_the_earlier_left(patterns: Patterns) -> None:
-    staging = Staging(1000, Labeller(patterns))
+    staging = table(patterns, 1000)
     staging.wrote(0, leaves({"path": "/r/a/f.txt", "content": "first"}))
     staging.wrote(1, leaves({"path": "/r/a/f.txt", "content": "second"}))
     published = staging.published(leaves({"repo_path": "/r/a"}), push=True)
@@ -275,7 +280,7 @@ def test_a_later_write_to_a_file_replaces_what_the_earlier_left(patterns: Patter
 
 
 def test_only_the_latest_files_are_kept(patterns: Patterns) -> None:
-    staging = Staging(1000, Labeller(patterns))
+    staging = table(patterns, 1000)
     for i in range(MAX_FILES + 5):
         staging.wrote(i, leaves({"path": f"/r/a/f{i}.txt", "content": f"text {i}"}))
     calls = [
@@ -286,7 +291,7 @@ def test_only_the_latest_files_are_kept(patterns: Patterns) -> None:
 
 
 def test_the_files_kept_hold_at_most_the_limit_in_all(patterns: Patterns) -> None:
-    staging = Staging(10, Labeller(patterns))
+    staging = table(patterns, 10)
     for i in range(3):
         staging.wrote(i, leaves({"path": f"/r/a/f{i}.txt", "content": "abcd"}))
     calls = [leaf.path for leaf in staging.published(leaves({"d": "/r/a"}), push=True).leaves]
@@ -303,7 +308,7 @@ def test_written_files_forgotten_are_reported_in_the_verdict(prevent: Session) -
 def test_a_write_is_cut_at_the_limit_and_a_call_naming_no_file_leaves_nothing(
     patterns: Patterns,
 ) -> None:
-    staging = Staging(4, Labeller(patterns))
+    staging = table(patterns, 4)
     staging.wrote(0, leaves({"content": "no file named"}))
     staging.wrote(1, leaves({"path": "/r/f.txt", "content": "abcdefgh"}))
     (leaf,) = staging.published(leaves({"repo_path": "/r/"}), push=True).leaves
