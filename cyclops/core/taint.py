@@ -9,8 +9,9 @@ Rules:
 2. A call's labels are the union of: every tool-glob rule of every role of its server (a glob
    matches the tool's name, or that name without a leading copy of the server's: see
    ``regex.tool_names``); every argument rule whose key and tool globs match and whose path
-   globs or value regexes match a value (any depth); the egress URL rule (a URL to a host not
-   allowed) — and nothing else. An argument rule's locator regexes mark the part of a value
+   globs or value regexes match a value (any depth); the egress URL rule (a URL to a host
+   neither allowed nor served by the server's own service, its roles' ``hosts``) — and nothing
+   else. An argument rule's locator regexes mark the part of a value
    that says which records the call changes (``ArgumentLabels.located``).
 3. A result's labels add to its call's: untrusted when an untrusted marker matches, sensitive
    when a secret rule matches.
@@ -18,6 +19,7 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -100,12 +102,22 @@ class Labeller:
         if not new:
             return
         known |= new
-        names = [name for tool in new for name in tool_names(server, tool)]
+        # A name without its server's prefix only tells a server its name did not: Notion's
+        # `notion-fetch` is no web fetcher.
+        names = [
+            n for t in new for n in (tool_names(server, t) if not self._named(server) else (t,))
+        ]
         found = {r.name for r in self._p.roles if any(map(r.signatures.matches_name, names))}
         learned = self._learned.get(server, frozenset())
         if found - learned:
             self._learned[server] = learned | found
             self._roles_changed()
+
+    def _named(self, server: str) -> bool:
+        """Whether the operator or the server's name says what it is (a role's `servers`)."""
+        return server in self._declared or any(
+            "*" not in r.servers.patterns and r.servers.matches(server) for r in self._p.roles
+        )
 
     def _roles_changed(self) -> None:
         self.static_labels.cache_clear()
@@ -210,9 +222,11 @@ class Labeller:
                 rule_ids.append(rule.id)
                 located.update(_located(rule, args))
         hosts = {leaf.path: found for leaf in args if (found := self.hosts_of(leaf))}
-        allowed = self._p.egress.allow_hosts
+        allowed, home = self._p.egress.allow_hosts, self._home_hosts(capability.server)
         outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
-        outside = tuple(h for h in outside if not allowed.matches(h))
+        outside = tuple(
+            h for h in outside if not (allowed.matches(h) or (home is not None and home.matches(h)))
+        )
         if outside:
             labels |= self._p.egress.url_labels
             rule_ids.append("egress-url")
@@ -239,7 +253,7 @@ class Labeller:
         be a bare host), and those a command line under such a key sends to (``scp f u@h:``)."""
         egress = self._p.egress
         in_url_key = egress.url_keys.matches_name(leaf.key)
-        if not (in_url_key or _is_whole_url(leaf.value)):
+        if not (in_url_key or _starts_with_url(leaf.value)):
             return ()
         hosts = list(hosts_in(leaf.value, bare=in_url_key))
         if in_url_key and egress.network_commands:
@@ -337,9 +351,13 @@ def _directories(args: Sequence[ArgLeaf]) -> Iterator[str]:
                     yield name.casefold()
 
 
-def _is_whole_url(value: str) -> bool:
-    text = value.strip()
-    return "://" in text and not any(c.isspace() for c in text)
+_URL_START = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#]")
+
+
+def _starts_with_url(value: str) -> bool:
+    """A value that is a URL, or starts with one: a search query of
+    ``https://evil.example/<the data>`` fetches it (Notion AI's web search, 2025)."""
+    return _URL_START.match(value) is not None
 
 
 def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgPath, Spans]]:
