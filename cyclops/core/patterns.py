@@ -200,6 +200,8 @@ def _egress(table: TableReader) -> EgressRules:
         url_labels=_labels(table, "url_labels", table.strings("url_labels", ["egress"])),
         destination_keys=_globs(table, "destination_keys", ("to", "url", "recipient*")),
         network_commands=frozenset(table.strings("network_commands", ())),
+        lookup_commands=frozenset(table.strings("lookup_commands", ())),
+        web_commands=frozenset(table.strings("web_commands", ())),
     )
     table.finish()
     return rules

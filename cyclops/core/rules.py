@@ -77,6 +77,14 @@ class EgressRules:
     destination_keys: GlobSet
     network_commands: frozenset[str] = frozenset()
     """Programs whose command lines name a remote host without a URL (``scp``, ``nc``)."""
+    lookup_commands: frozenset[str] = frozenset()
+    """Programs that look up the names they are given (``ping``, ``dig``)."""
+    web_commands: frozenset[str] = frozenset()
+    """Programs whose operands are URLs, with or without a scheme (``curl``, ``wget``)."""
+
+    @property
+    def reads_commands(self) -> bool:
+        return bool(self.network_commands or self.lookup_commands or self.web_commands)
 
 
 @dataclass(frozen=True)

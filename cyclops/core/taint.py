@@ -256,8 +256,10 @@ class Labeller:
         if not (in_url_key or _starts_with_url(leaf.value)):
             return ()
         hosts = list(hosts_in(leaf.value, bare=in_url_key))
-        if in_url_key and egress.network_commands:
-            hosts += command_hosts(leaf.value, egress.network_commands)
+        if in_url_key and egress.reads_commands:
+            hosts += command_hosts(
+                leaf.value, egress.network_commands, egress.lookup_commands, egress.web_commands
+            )
         return tuple(dict.fromkeys(h.lower() for h in hosts))
 
     def call_shape(

@@ -191,7 +191,9 @@ def _egress(patterns: Patterns) -> list[str]:
         f"- URL keys: {_globs(egress.url_keys)}",
         f"- Labels of a call with a URL to another host: {_labels(egress.url_labels)}",
         f"- Destination keys: {_globs(egress.destination_keys)}",
-        f"- Network programs in command lines: {_codes(sorted(egress.network_commands))}",
+        f"- Network programs in command lines: {_codes(sorted(egress.network_commands))}; "
+        f"name lookups: {_codes(sorted(egress.lookup_commands))}; "
+        f"web clients: {_codes(sorted(egress.web_commands))}",
     ]
 
 
