@@ -29,6 +29,7 @@ from .arguments import (
     urls_in,
 )
 from .canon import clean, matchable
+from .credentials import presented_credentials
 from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex
 from .hits import Hit, HitKind
@@ -54,6 +55,7 @@ class ArgumentMatcher:
         self.index = index
         self.private_values = PrivateValues()
         self._p = patterns
+        self._secret_hosts = {r.id: r.hosts for r in patterns.secrets if r.hosts is not None}
 
     def match(self, args: Sequence[ArgLeaf], shape: CallShape) -> list[ArgumentMatch]:
         """Look every argument up in the index, and find secrets.
@@ -80,6 +82,8 @@ class ArgumentMatcher:
                 self._match_outbound(value, match, shape)
                 if match.sensitive_hits:
                     self._drop_links_followed(value, match, shape)
+            if match.secrets and self._secret_hosts:
+                self._drop_presented(leaf, match, shape)
             if leaf.path in shape.opaque:
                 match.sensitive_hits.clear()
                 match.outbound_hits.clear()
@@ -102,6 +106,18 @@ class ArgumentMatcher:
                 match.sensitive_hits = [h for h in match.sensitive_hits if not self._at(h, hosts)]
             matches.append(match)
         return matches
+
+    def _drop_presented(self, leaf: ArgLeaf, match: ArgumentMatch, shape: CallShape) -> None:
+        """A key presented to the service it is for authenticates: no secret sent, no leak
+        (see :mod:`.credentials`)."""
+        hosts = {host for found in shape.hosts.values() for host in found}
+        presented = presented_credentials(leaf, match.secrets, self._secret_hosts, hosts)
+        if presented:
+            keys = [matchable(clean(f.secret)) for f in presented]
+            match.secrets = [f for f in match.secrets if f not in presented]
+            match.sensitive_hits = [
+                h for h in match.sensitive_hits if not any(self.index.piece(h) in k for k in keys)
+            ]
 
     def _drop_held_whole(self, value: str, match: ArgumentMatch) -> None:
         """A destination a private text holds whole (a link with its password, a wiki page, an

@@ -253,6 +253,7 @@ def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:
             keywords=tuple(k.lower() for k in table.strings("keywords", ())),
             min_entropy=table.number("min_entropy", 0.0),
             check=_check(table),
+            hosts=_globs(table, "hosts") if table.has("hosts") else None,
         )
         if rule.id in seen:
             table.fail("id", rule.id, "duplicate secret rule id", "give every rule its own id")

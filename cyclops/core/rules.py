@@ -95,6 +95,9 @@ class SecretRule:
     keywords: tuple[str, ...]
     min_entropy: float = 0.0
     check: Check | None = None
+    hosts: GlobSet | None = None
+    """The hosts its secrets are for: presented there as a credential, one authenticates (see
+    :mod:`.credentials`)."""
 
 
 @dataclass(frozen=True)

@@ -353,11 +353,12 @@ def _secret(number: int, rule: SecretRule, action: str) -> tuple[str, ...]:
         _codes(rule.keywords, in_table=True, empty="(always runs)"),
         _number(rule.min_entropy) if rule.min_entropy else "",
         _check_name(rule.check),
+        _codes(rule.hosts.patterns if rule.hosts else (), in_table=True, empty=""),
     )
 
 
 def _secrets(patterns: Patterns) -> list[str]:
-    header = ("#", "id", "action", "description", "keywords", "min entropy", "check")
+    header = ("#", "id", "action", "description", "keywords", "min entropy", "check", "hosts")
     act = patterns.controls.action_for_secret
     rows = [_secret(i, rule, act(rule.id).value) for i, rule in enumerate(patterns.secrets, 1)]
     return [
@@ -368,6 +369,7 @@ def _secrets(patterns: Patterns) -> list[str]:
         "keywords (lower case); the minimum entropy (bits per character) gates the matched",
         "secret; the check validates it (`cyclops/core/checks.py`). The action is what the rule",
         "does on its own to an egress call that carries it (`[controls.secret_actions]`).",
+        "Presented as a credential to its hosts alone, a secret authenticates: no secret sent.",
         "",
         *_table(header, rows),
     ]
