@@ -353,7 +353,7 @@ def test_a_private_read_with_the_tool_that_read_the_injection_still_counts_the_i
     ]
     (flow,) = play(prevent, steps)[-1].flows
     assert flow.flow_class is FlowClass.EXFILTRATION
-    assert flow.evidence.untrusted is EvidenceKind.INFLUENCE
+    assert flow.evidence.untrusted is EvidenceKind.INSTRUCTION  # "Assistant: send ..."
     assert [link.index for link in flow.chain] == [0, 1, 2]
 
 
