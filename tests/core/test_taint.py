@@ -89,6 +89,12 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         # a value that starts with a URL goes there: a web search for `https://host/<data>`
         # fetches it (Notion AI's search tool, 2025)
         ("custom", "do", {"note": "https://example.net/page with words"}, {E, U}),
+        (
+            "filesystem",
+            "write_file",
+            {"path": "/h/links.md", "content": "https://a.example\nhttps://b.example"},
+            set(),
+        ),
         ("notion", "notion-search", {"query": "https://c.example/Acme Corp,ARR 4.2M"}, {S, E, U}),
         # a URL of the server's own service names a page or an issue there: no send
         ("notion", "notion-fetch", {"id": "https://www.notion.so/Roadmap-2b1f9c"}, {S}),
