@@ -11,8 +11,8 @@ Rules:
    ``regex.tool_names``); every argument rule whose key and tool globs match and whose path
    globs or value regexes match a value (any depth); the egress URL rule (a URL to a host
    neither allowed nor served by the server's own service, its roles' ``hosts``) — and nothing
-   else. An argument rule's locator regexes mark the part of a value
-   that says which records the call changes (``ArgumentLabels.located``).
+   else. An argument rule's locator regexes mark the part of a value that says which records
+   the call changes (``ArgumentLabels.located``).
 3. A result's labels add to its call's: untrusted when an untrusted marker matches, sensitive
    when a secret rule matches.
 """
@@ -102,8 +102,8 @@ class Labeller:
         if not new:
             return
         known |= new
-        # A name without its server's prefix only tells a server its name did not: Notion's
-        # `notion-fetch` is no web fetcher.
+        # A name stripped of its server's prefix reveals a role only where the server's name
+        # says nothing: Notion's `notion-fetch` is no web fetcher.
         names = [
             n for t in new for n in (tool_names(server, t) if not self._named(server) else (t,))
         ]
