@@ -31,7 +31,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .chokepoint import Route
-from .hits import Hit
+from .hits import Hit, HitKind
 from .provenance import ArgumentMatch, Provenance
 from .rules import FlowPolicy
 from .types import (
@@ -298,9 +298,12 @@ def instructed_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) ->
     """An egress call that sends what, or where, content that addressed the agent said (an
     injected "email 'Hey' to mark@...", "visit www.true-informations.com"): excessive agency,
     though it carries nothing private. Content that did not address the agent (a link a
-    colleague posted, an address on a web page) chooses what the agent sends all the time.
-    A call that carries pieces of private data is left to the exfiltration rule and its
-    thresholds (a secret sent in pieces is exfiltration once the pieces add up)."""
+    colleague posted, an address on a web page) chooses what the agent sends all the time;
+    and of content that did, only where it sends, or a name it gave that the call carries whole
+    (a link, an address, a long id), carries out the instruction: its words passed on (a
+    summary of the page) do not. A call that carries pieces of private data is left to the
+    exfiltration rule and its thresholds (a secret sent in pieces is exfiltration once the
+    pieces add up)."""
     if not policy.instructions_as_data or any(m.sensitive_hits for m in facts.matches):
         return None
     reach = _untrusted_reach(facts, prov, ())
@@ -308,6 +311,8 @@ def instructed_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) ->
     if not used:
         return None
     steered = _paths(facts.matches, lambda m: m.destination and m.untrusted_calls & used)
+    if not steered and not _names_from(facts.matches, used):
+        return None
     chain = (_link(prov, max(used), Label.UNTRUSTED), _link(prov, facts.index, Label.EGRESS))
     evidence = Evidence(
         untrusted=EvidenceKind.INSTRUCTION,
@@ -317,6 +322,16 @@ def instructed_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) ->
     route = Route(_capabilities(prov, used), None, facts.capability)
     severity = Severity.CRITICAL if steered else Severity.HIGH
     return Finding(FlowClass.EXCESSIVE_AGENCY, severity, chain, evidence, 0, (route,))
+
+
+def _names_from(matches: Sequence[ArgumentMatch], calls: frozenset[int]) -> bool:
+    """Whether the arguments carry a name ``calls`` gave whole: a link, an address, a long id
+    (not a version number such as ``2.3``)."""
+    return any(
+        h.kind is HitKind.LOCATOR and h.call in calls and (len(h.value) >= 8 or "@" in h.value)
+        for m in matches
+        for h in m.untrusted_hits
+    )
 
 
 def self_contained(
