@@ -29,6 +29,7 @@ from ..core.patterns import (
 )
 from ..core.regex import GlobSet, SafeRegex
 from ..core.types import FlowClass, Label
+from . import markdown as md
 
 __all__ = ["REGENERATE", "patterns_markdown"]
 
@@ -38,35 +39,7 @@ _LABEL_ORDER = list(Label)
 _CHECK_NAMES: dict[Check, str] = {check: name for name, check in CHECKS.items()}
 
 
-# -- Markdown pieces -----------------------------------------------------------------------------
-
-
-def _code(text: str, *, in_table: bool = False) -> str:
-    """``text`` as a code span: a fence longer than any run of backticks inside it, and ``|``
-    escaped in a table cell (GitHub Markdown splits cells on it even inside code)."""
-    longest = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    span = f"{fence}{pad}{text}{pad}{fence}"
-    return span.replace("|", "\\|") if in_table else span
-
-
-def _codes(items: Iterable[str], *, in_table: bool = False, empty: str = "none") -> str:
-    spans = [_code(item, in_table=in_table) for item in items]
-    return ", ".join(spans) if spans else empty
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
+# -- pieces of the patterns ---------------------------------------------------------------------
 
 
 def _labels(labels: Iterable[Label]) -> str:
@@ -74,17 +47,13 @@ def _labels(labels: Iterable[Label]) -> str:
 
 
 def _globs(globs: GlobSet, *, in_table: bool = False) -> str:
-    return _codes(globs.patterns, in_table=in_table)
+    return md.codes(globs.patterns, in_table=in_table)
 
 
 def _check_name(check: Check | None) -> str:
     if check is None:
         return ""
     return _CHECK_NAMES.get(check, getattr(check, "__name__", "custom"))
-
-
-def _number(value: float) -> str:
-    return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 # -- sections ------------------------------------------------------------------------------------
@@ -102,9 +71,9 @@ def _overview(patterns: Patterns) -> list[str]:
     return [
         "## Overview",
         "",
-        f"Source: {_code(patterns.source)}.",
+        f"Source: {md.code(patterns.source)}.",
         "",
-        *_table(("section", "entries"), rows),
+        *md.table(("section", "entries"), rows),
         "",
         "Labels: " + ", ".join(f"`{label.value}`" for label in Label) + ".",
     ]
@@ -122,11 +91,11 @@ def _role(role: Role) -> list[str]:
     if role.hosts.patterns:
         lines.append(f"- Its own hosts: {_globs(role.hosts)}")
     if role.sender_fields:
-        fields = _codes((*role.sender_fields, *role.recipient_fields))
+        fields = md.codes((*role.sender_fields, *role.recipient_fields))
         lines.append(f"- Fields naming a message's audience: {fields}")
     lines.append("")
-    rows = [(_code(glob.pattern, in_table=True), _labels(labels)) for glob, labels in role.tools]
-    return lines + (_table(("tool glob", "labels"), rows) if rows else ["No tool rules."])
+    rows = [(md.code(glob.pattern, in_table=True), _labels(labels)) for glob, labels in role.tools]
+    return lines + (md.table(("tool glob", "labels"), rows) if rows else ["No tool rules."])
 
 
 def _roles(patterns: Patterns) -> list[str]:
@@ -142,11 +111,11 @@ def _roles(patterns: Patterns) -> list[str]:
         "(a repository, a channel): private data written back into the container it was read",
         "from, on the same server, is no leak.",
         "",
-        f"Verbs: {_codes(sorted(patterns.tool_verbs))}.",
+        f"Verbs: {md.codes(sorted(patterns.tool_verbs))}.",
         "",
         "Verb groups (a request for one verb of a group asks for a tool whose verb is another):",
         "",
-        *(f"- {_codes(sorted(group))}" for group in patterns.verb_groups),
+        *(f"- {md.codes(sorted(group))}" for group in patterns.verb_groups),
         "",
         "A server whose instructions or a tool's description match an untrusted marker and one",
         "of these poisoning markers gets the `hostile` role:",
@@ -166,10 +135,10 @@ def _argument(rule: ArgumentRule) -> list[str]:
         f"- Tools: {_globs(rule.tools)}",
         f"- Path keys: {_globs(rule.keys)}",
         f"- Command-line keys: {_globs(rule.word_keys)}",
-        f"- Path globs: {_codes(g.pattern for g in rule.path_globs.globs)}",
-        f"- Value regexes: {_codes(r.pattern for r in rule.value_regexes)}",
+        f"- Path globs: {md.codes(g.pattern for g in rule.path_globs.globs)}",
+        f"- Value regexes: {md.codes(r.pattern for r in rule.value_regexes)}",
         f"- Locator regexes (which records, not data): "
-        f"{_codes(r.pattern for r in rule.locator_regexes)}",
+        f"{md.codes(r.pattern for r in rule.locator_regexes)}",
     ]
 
 
@@ -191,14 +160,14 @@ def _egress(patterns: Patterns) -> list[str]:
         f"- URL keys: {_globs(egress.url_keys)}",
         f"- Labels of a call with a URL to another host: {_labels(egress.url_labels)}",
         f"- Destination keys: {_globs(egress.destination_keys)}",
-        f"- Network programs in command lines: {_codes(sorted(egress.network_commands))}; "
-        f"name lookups: {_codes(sorted(egress.lookup_commands))}; "
-        f"web clients: {_codes(sorted(egress.web_commands))}",
+        f"- Network programs in command lines: {md.codes(sorted(egress.network_commands))}; "
+        f"name lookups: {md.codes(sorted(egress.lookup_commands))}; "
+        f"web clients: {md.codes(sorted(egress.web_commands))}",
     ]
 
 
 def _regex_list(regexes: Iterable[SafeRegex]) -> list[str]:
-    items = [f"{i}. {_code(regex.pattern)}" for i, regex in enumerate(regexes, 1)]
+    items = [f"{i}. {md.code(regex.pattern)}" for i, regex in enumerate(regexes, 1)]
     return items or ["None."]
 
 
@@ -222,11 +191,11 @@ def _markers(patterns: Patterns) -> list[str]:
 
 def _settings_table(settings: ProvenanceSettings | LeakSettings | Limits) -> list[str]:
     rows = [
-        (f"`{f.name}`", _number(getattr(settings, f.name)))
+        (f"`{f.name}`", md.number(getattr(settings, f.name)))
         for f in dataclasses.fields(settings)
         if isinstance(getattr(settings, f.name), int | float)
     ]
-    return _table(("setting", "value"), rows)
+    return md.table(("setting", "value"), rows)
 
 
 def _high_value(rule: HighValueRule) -> tuple[str, ...]:
@@ -235,7 +204,7 @@ def _high_value(rule: HighValueRule) -> tuple[str, ...]:
         f"`{rule.id}`",
         _check_name(rule.check),
         steers,
-        _code(rule.regex.pattern, in_table=True),
+        md.code(rule.regex.pattern, in_table=True),
     )
 
 
@@ -255,7 +224,7 @@ def _provenance(patterns: Patterns) -> list[str]:
     ]
     lines += ["", "### High-value rules", ""]
     rows = [_high_value(rule) for rule in settings.high_value]
-    return lines + _table(("id", "check", "steers", "regex"), rows)
+    return lines + md.table(("id", "check", "steers", "regex"), rows)
 
 
 def _leak(patterns: Patterns) -> list[str]:
@@ -285,7 +254,7 @@ def _flows(patterns: Patterns) -> list[str]:
         "instruction_only_tools",
     )
     rows = [_flow(flow, patterns.flows[flow]) for flow in FlowClass if flow in patterns.flows]
-    return ["## Flow policies", "", *_table(header, rows)]
+    return ["## Flow policies", "", *md.table(header, rows)]
 
 
 def _controls(patterns: Patterns) -> list[str]:
@@ -297,7 +266,7 @@ def _controls(patterns: Patterns) -> list[str]:
         "Each call is checked on its own before it reaches a server; it gets the strictest action",
         "of its flows and controls (allow < flag < redact < ask < deny). See `docs/controls.md`.",
         "",
-        *_table(
+        *md.table(
             ("control", "setting"),
             [
                 ("secret rules (default action)", c.secret_action.value),
@@ -319,9 +288,10 @@ def _controls(patterns: Patterns) -> list[str]:
     for scope in c.paths:
         lines += [
             "",
-            f"Path scope for servers {_globs(scope.servers)}: roots {_codes(scope.roots)} "
+            f"Path scope for servers {_globs(scope.servers)}: roots {md.codes(scope.roots)} "
             f"({scope.outside_action.value} outside), sensitive "
-            f"{_codes(g.pattern for g in scope.sensitive.globs)} ({scope.sensitive_action.value}), "
+            f"{md.codes(g.pattern for g in scope.sensitive.globs)} "
+            f"({scope.sensitive_action.value}), "
             f"path keys {_globs(scope.keys)}.",
         ]
     for tool_rule in c.tools:
@@ -334,7 +304,7 @@ def _controls(patterns: Patterns) -> list[str]:
         per = "per session" if rate.per_session else "per tool"
         lines += [
             "",
-            f"Rate limit `{rate.id}`: {rate.calls} calls per {_number(rate.seconds)} s {per}, "
+            f"Rate limit `{rate.id}`: {rate.calls} calls per {md.number(rate.seconds)} s {per}, "
             f"servers {_globs(rate.servers)}, tools {_globs(rate.tools)}.",
         ]
     return lines
@@ -349,11 +319,11 @@ def _secret(number: int, rule: SecretRule, action: str) -> tuple[str, ...]:
         str(number),
         f"`{rule.id}`",
         action,
-        _cell(rule.description),
-        _codes(rule.keywords, in_table=True, empty="(always runs)"),
-        _number(rule.min_entropy) if rule.min_entropy else "",
+        md.cell(rule.description),
+        md.codes(rule.keywords, in_table=True, empty="(always runs)"),
+        md.number(rule.min_entropy) if rule.min_entropy else "",
         _check_name(rule.check),
-        _codes(rule.hosts.patterns if rule.hosts else (), in_table=True, empty=""),
+        md.codes(rule.hosts.patterns if rule.hosts else (), in_table=True, empty=""),
     )
 
 
@@ -371,7 +341,7 @@ def _secrets(patterns: Patterns) -> list[str]:
         "does on its own to an egress call that carries it (`[controls.secret_actions]`).",
         "Presented as a credential to its hosts alone, a secret authenticates: no secret sent.",
         "",
-        *_table(header, rows),
+        *md.table(header, rows),
     ]
 
 
