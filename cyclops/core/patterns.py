@@ -59,7 +59,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
     if version != SUPPORTED_VERSION:
         top.fail("version", version, "unsupported version", f"use version = {SUPPORTED_VERSION}")
     verbs, poisoning, verb_groups = _tools(top.table("tools", {}))
-    markers, requests = _results(top.table("results", {}))
+    markers, addressing, requests = _results(top.table("results", {}))
     patterns = Patterns(
         source=source,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
@@ -74,6 +74,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         limits=_limits(top.table("limits", {})),
         tool_verbs=verbs,
         poisoning_markers=poisoning,
+        address_markers=addressing,
         request_markers=requests,
         verb_groups=verb_groups,
     )
@@ -207,16 +208,17 @@ def _egress(table: TableReader) -> EgressRules:
     return rules
 
 
-def _results(table: TableReader) -> tuple[tuple[SafeRegex, ...], tuple[SafeRegex, ...]]:
-    """``[results]``: its untrusted markers and its request markers."""
+def _results(table: TableReader) -> tuple[tuple[SafeRegex, ...], ...]:
+    """``[results]``: its untrusted markers, address markers and request markers."""
     markers = _regexes(table, "untrusted_markers")
+    addressing = _regexes(table, "address_markers")
     requests = _regexes(table, "request_markers")
     for request in requests:
         if not request.marks("verb"):
             fix = "mark the verb asked for with (?P<verb>...), as in '(?i)please (?P<verb>[a-z]+)'"
             table.fail("request_markers", request.pattern, "no group named verb", fix)
     table.finish()
-    return markers, requests
+    return markers, addressing, requests
 
 
 def _tools(

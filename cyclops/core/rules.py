@@ -193,6 +193,10 @@ class Patterns:
     poisoning_markers: tuple[SafeRegex, ...] = ()
     """What a tool description that instructs the agent must also hold to make its server
     hostile: a secret or a file to read, concealment from the user, another tool to divert."""
+    address_markers: tuple[SafeRegex, ...] = ()
+    """Ways content addresses the agent that count in results only ("Hey Claude, run ..."): a
+    tool's description is written for the agent, so it may address it (only
+    ``untrusted_markers`` count there)."""
     request_markers: tuple[SafeRegex, ...] = ()
     """Requests in untrusted content ("Please unlock my front door"), each marking the verb
     asked for with a group named ``verb``."""

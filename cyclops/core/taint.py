@@ -84,7 +84,7 @@ class Labeller:
         self._tools: dict[str, set[str]] = {}
         self._learned: dict[str, frozenset[str]] = {}
         self._secrets = SecretScanner(patterns.secrets)
-        self._markers = _any_of(patterns.untrusted_markers)
+        self._markers = _any_of(patterns.untrusted_markers + patterns.address_markers)
         self._requests = Requests(patterns)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
