@@ -194,7 +194,7 @@ class Patterns:
     """What a tool description that instructs the agent must also hold to make its server
     hostile: a secret or a file to read, concealment from the user, another tool to divert."""
     address_markers: tuple[SafeRegex, ...] = ()
-    """Ways content addresses the agent that count in results only ("Hey Claude, run ..."): a
+    """Ways content addresses the agent that count in results only ("Hey assistant, run ..."): a
     tool's description is written for the agent, so it may address it (only
     ``untrusted_markers`` count there)."""
     request_markers: tuple[SafeRegex, ...] = ()
