@@ -22,6 +22,7 @@ __all__ = [
     "local_path",
     "parent_domains",
     "registrable_domain",
+    "starts_with_url",
     "subdomain",
     "url_host",
     "url_payload",
@@ -30,6 +31,7 @@ __all__ = [
 
 _MAX_DEPTH = 64
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s\"'<>`]+")
+_LEADING_URL = re.compile(r"\s*" + _URL.pattern)
 _BARE_HOST = re.compile(r"^(?:[a-zA-Z0-9-]{1,63}\.)+[a-zA-Z]{2,24}(?::\d{1,5})?(?:/\S*)?$")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@((?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24})")
 _LOCAL_PATH = re.compile(r"(?:/|~/|[A-Za-z]:/)\S*/\S*")
@@ -111,12 +113,23 @@ def hosts_in(value: str, *, bare: bool) -> Iterator[str]:
         found = True
         yield host
     if bare and not found:
-        if _BARE_HOST.match(text):
-            bare_host = _hostname("//" + text)
-            if bare_host:
-                yield bare_host
+        bare_host = _bare_host(text)
+        if bare_host:
+            yield bare_host
         for email in _EMAIL.finditer(text):
             yield email.group(1).lower()
+
+
+def _bare_host(text: str) -> str | None:
+    """The host of ``text`` when it is a host with no scheme (``evil.example:80/c?d=``)."""
+    return _hostname("//" + text) if _BARE_HOST.match(text) else None
+
+
+def starts_with_url(value: str) -> bool:
+    """A value that is a URL, or one line that starts with one: a search query of
+    ``https://evil.example/<the data>`` fetches it (Notion AI's web search, 2025). A file's
+    lines (a list of links written to disk) go to the file."""
+    return _LEADING_URL.match(value) is not None and "\n" not in value.strip()
 
 
 def local_path(value: str) -> str | None:
@@ -174,7 +187,7 @@ def command_hosts(
         if program in lookups:
             yield from (w.lstrip("@").rstrip(".").lower() for w in operands if _NAME.match(w))
         elif program in web:
-            yield from (m["host"].lower() for w in operands if (m := _SCHEMELESS.match(w)))
+            yield from (h for w in operands if "/" in w and (h := _bare_host(w)))
         if program not in programs:
             continue
         for i, word in enumerate(operands):
@@ -190,7 +203,6 @@ def command_hosts(
 
 
 _NAME = re.compile(r"^@?(?:[A-Za-z0-9_-]{1,63}\.)+[A-Za-z]{2,24}\.?$|^@?\d{1,3}(?:\.\d{1,3}){3}$")
-_SCHEMELESS = re.compile(r"^(?P<host>(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24})(?::\d{1,5})?/")
 _SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "host_of",
     "ip_literal",
     "judge_host",
+    "names_no_destination",
     "normal_host",
     "ssrf_reason",
 ]
@@ -212,3 +213,9 @@ def destination_name(
         if 0 < len(value) <= 64:
             named.append(value)
     return f"{capability}:{'/'.join(named[:3])}" if named else str(capability)
+
+
+def names_no_destination(destination: str, capability: Capability) -> bool:
+    """Whether ``destination`` (see :func:`destination_name`) is the tool alone: the call names
+    no host and no recipient; it sends where an earlier call pointed it."""
+    return destination == str(capability)

@@ -31,6 +31,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .chokepoint import Route
+from .destinations import names_no_destination
 from .hits import Hit, HitKind
 from .provenance import ArgumentMatch, Provenance
 from .rules import FlowPolicy
@@ -52,6 +53,7 @@ __all__ = [
     "exfiltration",
     "findings",
     "instructed_egress",
+    "instruction_chose_destination",
     "secret_egress",
     "self_contained",
     "sent_by_reference",
@@ -222,7 +224,7 @@ def sent_by_reference(facts: CallFacts, prov: Provenance) -> Finding | None:
     named = {c for m in facts.matches for c in m.hosts_named_by}
     data = {c for c in reach.data | named if c in asked or not prov.silent_mail(c)}
     kind = EvidenceKind.DATA
-    if not data and facts.destination == str(facts.capability):
+    if not data and names_no_destination(facts.destination, facts.capability):
         data, kind = set(reach.instructed), EvidenceKind.INSTRUCTION
     if not data:
         return None
@@ -322,6 +324,12 @@ def instructed_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) ->
     route = Route(_capabilities(prov, used), None, facts.capability)
     severity = Severity.CRITICAL if steered else Severity.HIGH
     return Finding(FlowClass.EXCESSIVE_AGENCY, severity, chain, evidence, 0, (route,))
+
+
+def instruction_chose_destination(prov: Provenance, matches: Iterable[ArgumentMatch]) -> bool:
+    """Whether content that addressed the agent named a destination of the call (its leak
+    needs no threshold: see :mod:`.leak`)."""
+    return any(prov.instructed(c) for m in matches if m.destination for c in m.addressed_by)
 
 
 def _names_from(matches: Sequence[ArgumentMatch], calls: frozenset[int]) -> bool:

@@ -119,10 +119,6 @@ class Provenance:
     def instructed(self, index: int) -> bool:
         return index in self.graph and bool(self.graph.nodes[index].get("instructed"))
 
-    def steered(self, matches: Iterable[ArgumentMatch]) -> bool:
-        """Whether content that addressed the agent named a destination of the call."""
-        return any(self.instructed(c) for m in matches if m.destination for c in m.addressed_by)
-
     def instructed_before(self, index: int) -> list[int]:
         """The calls before ``index`` whose results addressed the agent (the latest 64)."""
         return [call for call in self._instructed if call < index and call in self.graph]

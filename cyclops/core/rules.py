@@ -82,10 +82,6 @@ class EgressRules:
     web_commands: frozenset[str] = frozenset()
     """Programs whose operands are URLs, with or without a scheme (``curl``, ``wget``)."""
 
-    @property
-    def reads_commands(self) -> bool:
-        return bool(self.network_commands or self.lookup_commands or self.web_commands)
-
 
 @dataclass(frozen=True)
 class SecretRule:

@@ -29,7 +29,7 @@ from .arguments import leaves
 from .chokepoint import Route, choke_point
 from .controls import CallView, Controller
 from .destinations import destination_name
-from .flows import CallFacts, Finding, findings
+from .flows import CallFacts, Finding, findings, instruction_chose_destination
 from .hits import Hit
 from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .leakpieces import continued, preceded
@@ -169,7 +169,7 @@ class Session:
             hits = continued(self._prov, matches, hits, self._ledger, destination)
             hits += preceded(self._prov, hits, self._ledger, destination)
         sources = self._prov.sources(hits)
-        steered = self._prov.steered(matches)  # an injected instruction chose the destination
+        steered = bool(hits) and instruction_chose_destination(self._prov, matches)
         leak = self._ledger.measure(destination, hits, sources, steered) if hits else NO_LEAK
         significant = significant_hits(hits, leak, sources)
         findings = self._findings(facts, significant, leak.completed_bytes)

@@ -19,12 +19,11 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
-from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in, local_path
+from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in, local_path, starts_with_url
 from .audience import message_audience
 from .matches import CallShape
 from .regex import GlobSet, SafeRegex, alternation, normalize_path, tool_names
@@ -253,10 +252,10 @@ class Labeller:
         be a bare host), and those a command line under such a key sends to (``scp f u@h:``)."""
         egress = self._p.egress
         in_url_key = egress.url_keys.matches_name(leaf.key)
-        if not (in_url_key or _starts_with_url(leaf.value)):
+        if not (in_url_key or starts_with_url(leaf.value)):
             return ()
         hosts = list(hosts_in(leaf.value, bare=in_url_key))
-        if in_url_key and egress.reads_commands:
+        if in_url_key:
             hosts += command_hosts(
                 leaf.value, egress.network_commands, egress.lookup_commands, egress.web_commands
             )
@@ -351,16 +350,6 @@ def _directories(args: Sequence[ArgLeaf]) -> Iterator[str]:
             for name in value.split("/")[:-1]:
                 if name not in ("", ".", "..", "~") and not name.endswith(":"):
                     yield name.casefold()
-
-
-_URL_START = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#]")
-
-
-def _starts_with_url(value: str) -> bool:
-    """A value that is a URL, or one line that starts with one: a search query of
-    ``https://evil.example/<the data>`` fetches it (Notion AI's web search, 2025). A file's
-    lines (a list of links written to disk) go to the file."""
-    return _URL_START.match(value) is not None and "\n" not in value.strip()
 
 
 def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgPath, Spans]]:
