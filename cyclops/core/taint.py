@@ -103,9 +103,8 @@ class Labeller:
         known |= new
         # A name stripped of its server's prefix reveals a role only where the server's name
         # says nothing: Notion's `notion-fetch` is no web fetcher.
-        names = [
-            n for t in new for n in (tool_names(server, t) if not self._named(server) else (t,))
-        ]
+        named = self._named(server)
+        names = [n for t in new for n in ((t,) if named else tool_names(server, t))]
         found = {r.name for r in self._p.roles if any(map(r.signatures.matches_name, names))}
         learned = self._learned.get(server, frozenset())
         if found - learned:
