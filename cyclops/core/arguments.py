@@ -168,13 +168,18 @@ def command_hosts(
     programs: frozenset[str],
     lookups: frozenset[str] = frozenset(),
     web: frozenset[str] = frozenset(),
+    services: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
     """The remote hosts that programs in a command line are told to reach, written without a
     URL: for ``programs`` (``scp``, ``nc``...) ``user@host``, ``host:path``, an IP address, or a
     name followed by a port (``nc evil.example 4444``); for ``lookups`` (``ping``, ``dig``...)
     every name they look up, its address built at run time too (``ping $(...).evil.example``
     asks the name's own DNS servers); for ``web`` clients (``curl``, ``wget``) a URL with no
-    scheme (``evil.example/c?d=...``)."""
+    scheme (``evil.example/c?d=...``); for ``services`` (program: host) their service's host
+    (``gh gist create`` reaches github.com). A shell's ``/dev/tcp/host/port`` reaches its host
+    whatever the program."""
+    yield from (match["host"].strip("[]").lower() for match in _DEV_NET.finditer(command))
+    services = services or {}
     simples = _SIMPLE_COMMANDS.split(command)
     if lookups and ("$(" in command or "`" in command):
         simples += _SIMPLE_COMMANDS.split(_substituted(command))
@@ -188,6 +193,8 @@ def command_hosts(
             yield from (w.lstrip("@").rstrip(".").lower() for w in operands if _NAME.match(w))
         elif program in web:
             yield from (h for w in operands if "/" in w and (h := _bare_host(w)))
+        elif program in services:
+            yield services[program]
         if program not in programs:
             continue
         for i, word in enumerate(operands):
@@ -202,6 +209,8 @@ def command_hosts(
                 yield host
 
 
+# Bash and zsh open a connection for a redirection to /dev/tcp/<host>/<port> (or udp).
+_DEV_NET = re.compile(r"/dev/(?:tcp|udp)/(?P<host>[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]+\])/\d")
 _NAME = re.compile(r"^@?(?:[A-Za-z0-9_-]{1,63}\.)+[A-Za-z]{2,24}\.?$|^@?\d{1,3}(?:\.\d{1,3}){3}$")
 _SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
 

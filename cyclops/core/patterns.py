@@ -49,6 +49,7 @@ SUPPORTED_VERSION = 1
 _LABELS = [label.value for label in Label]
 _FLOW_ACTIONS = list(Action)
 _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+_HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,63}")
 
 
 def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
@@ -203,9 +204,23 @@ def _egress(table: TableReader) -> EgressRules:
         network_commands=frozenset(table.strings("network_commands", ())),
         lookup_commands=frozenset(table.strings("lookup_commands", ())),
         web_commands=frozenset(table.strings("web_commands", ())),
+        service_commands=_service_commands(table.table("service_commands", {})),
     )
     table.finish()
     return rules
+
+
+def _service_commands(table: TableReader) -> dict[str, str]:
+    """``[egress.service_commands]``: program = the host its service answers at."""
+    found = {}
+    for program in table.names():
+        host = table.string(program)
+        if not _HOST.fullmatch(host):
+            fix = f'write `{program} = "api.example.com"`'
+            table.fail(program, host, "expected a host name", fix)
+        found[program] = host.lower()
+    table.finish()
+    return found
 
 
 def _results(table: TableReader) -> tuple[tuple[SafeRegex, ...], ...]:

@@ -81,6 +81,9 @@ class EgressRules:
     """Programs that look up the names they are given (``ping``, ``dig``)."""
     web_commands: frozenset[str] = frozenset()
     """Programs whose operands are URLs, with or without a scheme (``curl``, ``wget``)."""
+    service_commands: Mapping[str, str] = field(default_factory=dict)
+    """Clients of one service, by program: the host they talk to whatever their operands
+    (``gh`` to ``github.com``)."""
 
 
 @dataclass(frozen=True)

@@ -256,7 +256,11 @@ class Labeller:
         hosts = list(hosts_in(leaf.value, bare=in_url_key))
         if in_url_key:
             hosts += command_hosts(
-                leaf.value, egress.network_commands, egress.lookup_commands, egress.web_commands
+                leaf.value,
+                egress.network_commands,
+                egress.lookup_commands,
+                egress.web_commands,
+                egress.service_commands,
             )
         return tuple(dict.fromkeys(h.lower() for h in hosts))
 

@@ -163,6 +163,8 @@ def _egress(patterns: Patterns) -> list[str]:
         f"- Network programs in command lines: {md.codes(sorted(egress.network_commands))}; "
         f"name lookups: {md.codes(sorted(egress.lookup_commands))}; "
         f"web clients: {md.codes(sorted(egress.web_commands))}",
+        "- Clients of one service: "
+        + (", ".join(f"`{p}` ({h})" for p, h in sorted(egress.service_commands.items())) or "none"),
     ]
 
 

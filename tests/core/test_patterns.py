@@ -105,6 +105,8 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[provenance]\nopaque_ids = ['(?<=x)']", "provenance.opaque_ids"),
         ("[egress]\nallow_hosts = 'localhost'", "egress.allow_hosts"),
         ("[egress]\nurl_labels = ['outbound']", "egress.url_labels"),
+        ("[egress]\nservice_commands = { gh = 'https://x.org' }", "egress.service_commands.gh"),
+        ("[egress]\nservice_commands = { gh = 1 }", "egress.service_commands.gh"),
     ],
 )
 def test_a_bad_value_is_refused_with_its_key(text: str, key: str) -> None:
