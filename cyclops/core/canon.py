@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["canonical", "clean", "matchable", "squeezed"]
+__all__ = ["canonical", "clean", "matchable", "revealed", "squeezed"]
 
 # The invisible characters below U+0100: C0 controls except tab, newline and carriage return,
 # DEL, C1 controls and the soft hyphen.
@@ -155,6 +155,20 @@ def _strip_invisible(text: str) -> str:
     # Below U+0100, bytes.translate deletes many times faster than a regex substitution.
     kept = narrow.translate(None, _LATIN1_INVISIBLE)
     return text if len(kept) == len(narrow) else kept.decode("latin-1")
+
+
+# Tag characters mirror printable ASCII (U+E0020-U+E007E) and render as nothing: text written
+# in them ("ASCII smuggling") is invisible to whoever reads it, and read by a model all the same.
+_TAG_CHARACTERS = re.compile("[\U000e0020-\U000e007e]")
+_TAGS_TO_ASCII = {0xE0000 + point: point for point in range(0x20, 0x7F)}
+
+
+def revealed(text: str) -> str | None:
+    """``text`` with its tag characters turned into the ASCII they mirror (what ``clean``
+    deletes as invisible), or None if it has none."""
+    if text.isascii() or not _TAG_CHARACTERS.search(text):
+        return None
+    return text.translate(_TAGS_TO_ASCII)
 
 
 def canonical(text: str) -> str:

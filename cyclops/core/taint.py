@@ -25,6 +25,7 @@ from functools import lru_cache, partial
 
 from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in, local_path, starts_with_url
 from .audience import message_audience
+from .canon import revealed
 from .matches import CallShape
 from .regex import GlobSet, SafeRegex, alternation, normalize_path, tool_names
 from .requested import NOTHING_ASKED, Asked, Requests
@@ -313,11 +314,13 @@ class Labeller:
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
         if any(found):
             labels.add(Label.SENSITIVE)
-        marked = any(m.search(text) for text in texts for m in self._markers)
+        # What tag characters spell is read by the model, though no one sees it.
+        shown = [*texts, *filter(None, map(revealed, texts))]
+        marked = any(m.search(text) for text in shown for m in self._markers)
         if marked:
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels
-        asked = self._requests.asked(texts) if Label.UNTRUSTED in labels else NOTHING_ASKED
+        asked = self._requests.asked(shown) if Label.UNTRUSTED in labels else NOTHING_ASKED
         return ResultFacts(frozenset(labels), marked, asked, found if private else [])
 
     def requests_counted(

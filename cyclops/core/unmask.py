@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from cyclops.core.canon import clean
+from cyclops.core.canon import clean, revealed
 from cyclops.core.disguises import undisguised
 from cyclops.core.textdecoders import TEXT_DECODERS
 
@@ -147,12 +147,12 @@ def unmask(value: str, limits: UnmaskLimits = DEFAULT_LIMITS) -> list[str]:
     cleaned = clean(value)
     first = value if cleaned == value else search.admit(cleaned)
     layer = [] if first is None else [first]
+    layer += search.hidden_in(value)
     for _ in range(limits.max_depth):
         next_layer: list[str] = []
         for form in layer:
             for decoded in _decodings(form, search):
-                if (to_decode := search.add(decoded)) is not None:
-                    next_layer.append(to_decode)
+                next_layer += search.add(decoded)
                 if search.full:
                     return search.forms
         layer = next_layer
@@ -174,17 +174,26 @@ class _Search:
     def full(self) -> bool:
         return self.room <= 0 or len(self.forms) >= self.limits.max_forms
 
-    def add(self, text: str) -> str | None:
-        """Record ``text`` and its cleaned form; return the cleaned form if it is new.
+    def add(self, text: str) -> list[str]:
+        """Record ``text`` and its cleaned form; return the cleaned form if it is new (and what
+        tag characters in ``text`` spell: see :meth:`hidden_in`).
 
         Only cleaned forms are decoded further: cleaning undoes disguises (fullwidth ``％４１``,
         a zero-width space inside a base64 run) that would stop a decoder.
         """
         admitted = self.admit(text)
         if self.full:
-            return None
+            return []
         cleaned = clean(text)
-        return admitted if cleaned == text else self.admit(cleaned)
+        form = admitted if cleaned == text else self.admit(cleaned)
+        return [form, *self.hidden_in(text)] if form is not None else self.hidden_in(text)
+
+    def hidden_in(self, text: str) -> list[str]:
+        """What tag characters in ``text`` spell, cleaned, if that is new: cleaning deletes them
+        as invisible, and a model reads them as ASCII ("ASCII smuggling")."""
+        hidden = revealed(text)
+        form = self.admit(clean(hidden)) if hidden is not None else None
+        return [form] if form is not None else []
 
     def fresh_runs(self, kind: str, runs: Iterable[str]) -> Iterator[str]:
         """The ``runs`` not looked at before as ``kind``, while ``max_runs`` last."""
@@ -357,10 +366,26 @@ def _read_bytes(data: bytes, room: int, *, raw_deflate: bool) -> tuple[str, bool
     text = data.decode("utf-8", "replace")
     if not _UNREADABLE.search(text):
         return (text, True) if len(text) >= _MIN_WHOLE else None
+    if (wide := _utf16(data)) is not None:
+        return wide, True
     inflated = _inflate(data, room, raw_deflate=raw_deflate)
     if inflated is not None and (readable := _readable(inflated.decode("utf-8", "replace"))):
         return readable, True
     return (segments, False) if (segments := _readable(text)) else None
+
+
+def _utf16(data: bytes) -> str | None:
+    """``data`` read as UTF-16 text (PowerShell's ``-EncodedCommand``, .NET's and Windows'
+    strings): every other byte of ASCII text is zero, here at least every other one of those
+    (random bytes hardly ever). None if it is not that."""
+    half = len(data) // 2
+    if half < _MIN_WHOLE or len(data) % 2:
+        return None
+    for zeros, codec in ((data[1::2], "utf-16-le"), (data[0::2], "utf-16-be")):
+        if 2 * zeros.count(0) >= half:
+            text = data.decode(codec, "replace").lstrip("\ufeff")
+            return text if not _UNREADABLE.search(text) else None
+    return None
 
 
 def _readable(text: str) -> str:

@@ -59,6 +59,10 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "fullwidth": lambda s: s.translate(FULLWIDTH),
     "upper case": str.upper,
     "html-escaped in markup": lambda s: f"<b>{html.escape(s)}</b>",
+    "unicode tag characters": lambda s: "".join(chr(0xE0000 + ord(c)) for c in s),
+    "base64 of UTF-16LE (PowerShell's -EncodedCommand)": lambda s: base64.b64encode(
+        s.encode("utf-16-le")
+    ).decode(),
     # disguises an agent can be told to put on
     **DISGUISES,
 }

@@ -59,6 +59,12 @@ def json_escapes(text: str) -> str:
     return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
 
 
+def tags(text: str) -> str:
+    """``text``'s printable ASCII in Unicode tag characters: invisible, and read as ASCII
+    ("ASCII smuggling")."""
+    return "".join(chr(0xE0000 + ord(c)) if " " <= c <= "~" else c for c in text)
+
+
 def hex_with(separator: str) -> Encoder:
     return lambda text: text.encode().hex(separator)
 
@@ -100,6 +106,12 @@ ENCODINGS: dict[str, Encoder] = {
     "zero-width inside base64": lambda s: ZW.join(b64(s)),
     "base64 of hex": lambda s: b64(s.encode().hex()),
     "hex of base64 of percent": lambda s: b64(percent(s)).encode().hex(),
+    "Unicode tag characters": tags,
+    "tag characters after visible text": lambda s: "Thanks, all done!" + tags(s),
+    "base64 of tag characters": lambda s: b64(tags(s)),
+    "base64 of UTF-16LE": lambda s: b64_bytes(s.encode("utf-16-le")),
+    "base64 of UTF-16 with its byte order mark": lambda s: b64_bytes(s.encode("utf-16")),
+    "hex of UTF-16BE": lambda s: s.encode("utf-16-be").hex(),
 }
 
 
@@ -146,6 +158,7 @@ CHAIN_ENCODERS: dict[str, Encoder] = {
     "raw deflate behind base64": ENCODINGS["raw deflate behind base64"],
     "zero-width characters": ZW.join,
     "fullwidth": ENCODINGS["fullwidth"],
+    "Unicode tag characters": tags,
 }
 CASE_CHANGES: dict[str, Encoder] = {
     "same": str,
@@ -176,6 +189,14 @@ def test_a_secret_behind_a_chain_of_encodings_is_revealed(
     for encoding in chain:
         value = CHAIN_ENCODERS[encoding](value)
     assert reveals(value, secret)
+
+
+@settings(max_examples=200, deadline=None)
+@given(secret=SECRETS, codec=st.sampled_from(["utf-16-le", "utf-16-be", "utf-16"]))
+def test_an_ascii_secret_written_as_utf16_and_base64_encoded_is_revealed(
+    secret: str, codec: str
+) -> None:
+    assert reveals(b64_bytes(secret.encode(codec)), secret)
 
 
 @settings(max_examples=300, deadline=None)
