@@ -13,10 +13,10 @@ from __future__ import annotations
 import binascii
 import re
 import string
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from cyclops.core.bytetext import MIN_WHOLE, UNREADABLE, read_bytes
 from cyclops.core.canon import clean, revealed
 from cyclops.core.disguises import undisguised
 from cyclops.core.textdecoders import TEXT_DECODERS
@@ -72,14 +72,6 @@ DEFAULT_LIMITS = UnmaskLimits()
 SINK_LIMITS = UnmaskLimits(disguises=True)
 """For the arguments of a call that sends data: disguises taken off too."""
 
-# Characters that mark decoded bytes as binary: controls other than tab/newline/return, and the
-# replacement character that stands for bytes that are not UTF-8.
-_UNREADABLE_CLASS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd"
-_UNREADABLE = re.compile(f"[{_UNREADABLE_CLASS}]")
-_MIN_SEGMENT = 8
-# A reading that is readable from end to end is kept when shorter: a 6-digit code is worth
-# finding, and random bytes rarely decode to readable text throughout.
-_MIN_WHOLE = 4
 # Base64 runs of 8-11 characters (6-8 bytes: a code, a PIN) standing alone, with a digit or a
 # lower-case letter before an upper-case one (not a word, not a Capitalised one).
 _SHORT_RUN_MIN, _SHORT_RUN_MAX = 8, 11
@@ -88,13 +80,6 @@ _SHORT_BASE64 = re.compile(
     r"(?=[A-Za-z+/_-]{0,10}[0-9]|[A-Za-z0-9+/_-]{0,9}[a-z][A-Za-z0-9+/_-]{0,9}[A-Z])"
     r"([A-Za-z0-9+/_-]{8,11})=?=?(?![A-Za-z0-9+/=_-])"
 )
-_READABLE_SEGMENT = re.compile(f"[^{_UNREADABLE_CLASS}]{{{_MIN_SEGMENT},}}")
-
-# zlib window bits for the streams recognised by their first two bytes: gzip, then zlib.
-_HEADER_WBITS = {b"\x1f\x8b": 16 + zlib.MAX_WBITS} | {
-    b"\x78" + level: zlib.MAX_WBITS for level in (b"\x01", b"\x5e", b"\x9c", b"\xda")
-}
-_RAW_DEFLATE_WBITS = -zlib.MAX_WBITS
 
 _URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
 _BASE32_TO_BASE32HEX = str.maketrans(
@@ -265,7 +250,7 @@ def _base32(form: str, search: _Search) -> Iterator[str]:
     # starts aligned; only the aligned reading is tried, which keeps short runs cheap.
     for marks in (_BASE32_UPPER_MARKS, _BASE32_LOWER_MARKS):
         for run in search.fresh_runs("base32", _runs(form, marks, search.limits.min_run)):
-            if reading := _read_bytes(_base32_bytes(run), search.room, raw_deflate=False):
+            if reading := read_bytes(_base32_bytes(run), search.room, raw_deflate=False):
                 yield reading[0]
 
 
@@ -275,7 +260,7 @@ def _short_reading(run: str, to_bytes: Callable[[str], bytes]) -> Iterator[str]:
     if run.isalpha() and (run.islower() or run.isupper() or run[1:].islower()):
         return
     text = to_bytes(run).decode("utf-8", "replace")
-    if len(text) >= _MIN_WHOLE and not _UNREADABLE.search(text) and text.isprintable():
+    if len(text) >= MIN_WHOLE and not UNREADABLE.search(text) and text.isprintable():
         yield text
 
 
@@ -350,69 +335,11 @@ def _run_readings(
     for offset in range(offsets):
         data = to_bytes(run[offset:])
         # Raw deflate has no header to recognise it by: only the aligned reading tries it.
-        reading = _read_bytes(data, room, raw_deflate=raw_deflate and offset == 0)
+        reading = read_bytes(data, room, raw_deflate=raw_deflate and offset == 0)
         if reading is not None:
             yield reading[0]
             if reading[1]:
                 return
-
-
-def _read_bytes(data: bytes, room: int, *, raw_deflate: bool) -> tuple[str, bool] | None:
-    """The text decoded bytes carry, and whether the decoding is surely right.
-
-    Readable UTF-8 is taken whole, compressed bytes are inflated; of other bytes only readable
-    segments are kept, as bytes decoded from a misaligned or glued run are partly garbage.
-    """
-    text = data.decode("utf-8", "replace")
-    if not _UNREADABLE.search(text):
-        return (text, True) if len(text) >= _MIN_WHOLE else None
-    if (wide := _utf16(data)) is not None:
-        return wide, True
-    inflated = _inflate(data, room, raw_deflate=raw_deflate)
-    if inflated is not None and (readable := _readable(inflated.decode("utf-8", "replace"))):
-        return readable, True
-    return (segments, False) if (segments := _readable(text)) else None
-
-
-def _utf16(data: bytes) -> str | None:
-    """``data`` read as UTF-16 text (PowerShell's ``-EncodedCommand``, .NET's and Windows'
-    strings): every other byte of ASCII text is zero, here at least every other one of those
-    (random bytes hardly ever). None if it is not that."""
-    half = len(data) // 2
-    if half < _MIN_WHOLE or len(data) % 2:
-        return None
-    for zeros, codec in ((data[1::2], "utf-16-le"), (data[0::2], "utf-16-be")):
-        if 2 * zeros.count(0) >= half:
-            text = data.decode(codec, "replace").lstrip("\ufeff")
-            return text if not _UNREADABLE.search(text) else None
-    return None
-
-
-def _readable(text: str) -> str:
-    """``text`` if it is all readable, else its readable segments joined by spaces."""
-    return " ".join(_READABLE_SEGMENT.findall(text)) if _UNREADABLE.search(text) else text
-
-
-def _inflate(data: bytes, room: int, *, raw_deflate: bool) -> bytes | None:
-    """``data`` decompressed to at most ``room`` bytes, or None if it is no compressed stream.
-
-    Raw deflate has no header, so its stream must end or fill the room: random bytes often
-    start like a deflate block and inflate to a few bytes of noise before they fail.
-    """
-    wbits = _HEADER_WBITS.get(data[:2])
-    if wbits is None:
-        if not raw_deflate or data[0] & 0b110 == 0b110:  # block type 3 is invalid
-            return None
-        wbits = _RAW_DEFLATE_WBITS
-    inflater = zlib.decompressobj(wbits)
-    try:
-        inflated = inflater.decompress(data, max(room, 1))
-    except zlib.error:
-        return None
-    if wbits != _RAW_DEFLATE_WBITS:  # a gzip or zlib header: surely compressed
-        return inflated if len(inflated) >= _MIN_WHOLE else None
-    complete = inflater.eof or len(inflated) >= room
-    return inflated if complete and len(inflated) >= _MIN_SEGMENT else None
 
 
 _BINARY_DECODERS = (_base64, _hex, _base32)
