@@ -105,9 +105,7 @@ class Session:
         self._asked = 0
         self._actions: Counter[Action] = Counter()
         self._errors = 0
-        self._by_label: Counter[Label] = Counter()
-        self._by_class: Counter[FlowClass] = Counter()
-        self._by_control: Counter[ControlKind] = Counter()
+        self._counts: Counter[Label | FlowClass | ControlKind] = Counter()
         self._control_events: deque[ControlEvent] = deque(maxlen=MAX_CONTROL_EVENTS)
         self._secrets_leaked: Counter[str] = Counter()
         self._blocked = 0
@@ -238,7 +236,7 @@ class Session:
             return
         facts = self._labeller.read_result(call_labels, result.texts)
         for label in facts.labels - call_labels:
-            self._by_label[label] += 1
+            self._counts[label] += 1
         self._prov.set_labels(
             index, call_labels | facts.labels, instructed=facts.instructed, requests=facts.requests
         )
@@ -313,7 +311,7 @@ class Session:
             self._routes = routes
             self._cut = cut
             self._flows.extend(flows)
-            self._by_class.update(f.flow_class for f in flows)
+            self._counts.update(f.flow_class for f in flows)
         return flows
 
     def _redacted(self, draft: _Draft) -> Mapping[str, JSON] | None:
@@ -330,9 +328,9 @@ class Session:
 
     def _account(self, decision: Decision, draft: _Draft) -> None:
         self._actions[decision.action] += 1
-        self._by_label.update(decision.labels)
+        self._counts.update(decision.labels)
         for finding in decision.controls:
-            self._by_control[finding.kind] += 1
+            self._counts[finding.kind] += 1
             self._control_events.append(
                 ControlEvent(decision.index, decision.call.capability, finding, decision.action)
             )
@@ -370,17 +368,8 @@ class Session:
     def verdict(self) -> Verdict:
         prov, files = self._prov, self._staging.evicted_files
         leaked = Counter(self._ledger.leaked_by_destination()) + self._secrets_leaked
-        metrics = Metrics(
-            calls=self._next,
-            allowed=self._actions[Action.ALLOW],
-            flagged=self._actions[Action.FLAG],
-            denied=self._actions[Action.DENY],
-            redacted=self._actions[Action.REDACT],
-            asked=self._asked,
-            errors=self._errors,
-            by_label={label: self._by_label[label] for label in Label},
-            by_class={cls: self._by_class[cls] for cls in FlowClass},
-            by_control={kind: self._by_control[kind] for kind in ControlKind},
+        metrics = Metrics.counted(
+            self._next, self._actions, self._counts, asked=self._asked, errors=self._errors
         )
         return Verdict(
             session=self.id,

@@ -35,6 +35,31 @@ class Metrics:
     by_class: Mapping[FlowClass, int] = field(default_factory=dict)
     by_control: Mapping[ControlKind, int] = field(default_factory=dict)
 
+    @classmethod
+    def counted(
+        cls,
+        calls: int,
+        actions: Mapping[Action, int],
+        counts: Mapping[Label | FlowClass | ControlKind, int],
+        *,
+        asked: int,
+        errors: int,
+    ) -> Metrics:
+        """From a session's counters: calls per action, and per label, flow class and control
+        kind (``counts``: every one of them listed, 0 if none)."""
+        return cls(
+            calls=calls,
+            allowed=actions.get(Action.ALLOW, 0),
+            flagged=actions.get(Action.FLAG, 0),
+            denied=actions.get(Action.DENY, 0),
+            redacted=actions.get(Action.REDACT, 0),
+            asked=asked,
+            errors=errors,
+            by_label={label: counts.get(label, 0) for label in Label},
+            by_class={flow_class: counts.get(flow_class, 0) for flow_class in FlowClass},
+            by_control={kind: counts.get(kind, 0) for kind in ControlKind},
+        )
+
 
 @dataclass(frozen=True)
 class Eviction:

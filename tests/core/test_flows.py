@@ -9,6 +9,7 @@ import pytest
 from cyclops.core import (
     Action,
     Capability,
+    ControlKind,
     EvidenceKind,
     FlowClass,
     Label,
@@ -853,6 +854,13 @@ def test_the_verdict_counts_calls_labels_and_classes(prevent: Session) -> None:
     assert (metrics.calls, metrics.allowed, metrics.denied, metrics.flagged) == (3, 2, 1, 0)
     assert metrics.by_label[Label.SENSITIVE] == 1
     assert metrics.by_class[FlowClass.EXFILTRATION] == 1
+
+
+def test_labels_flow_classes_and_control_kinds_are_counted_apart() -> None:
+    # The session counts all three in one Counter: str enums with a value in common would
+    # be one key there.
+    values = [member.value for kind in (Label, FlowClass, ControlKind) for member in kind]
+    assert len(values) == len(set(values))
 
 
 def test_state_beyond_the_memory_limits_is_evicted_and_reported(patterns: Patterns) -> None:
