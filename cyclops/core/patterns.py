@@ -318,6 +318,7 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         min_private_value=table.integer("min_private_value", defaults.min_private_value, minimum=4),
         write_tools=_globs(table, "write_tools"),
         push_tools=_globs(table, "push_tools"),
+        stage_tools=_globs(table, "stage_tools"),
     )
     table.finish()
     return settings

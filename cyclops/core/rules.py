@@ -134,6 +134,8 @@ class ProvenanceSettings:
     """Tools whose calls leave their text arguments in the local files they name."""
     push_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Egress tools whose calls publish the local directory they name (a checkout)."""
+    stage_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Tools whose calls put the files they name into what a push of their directory sends."""
 
     @cached_property
     def steering_values(self) -> tuple[HighValueRule, ...]:

@@ -154,7 +154,8 @@ class Session:
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
         matches = self._staging.match(index, call.capability, args, shape) if consequential else []
         destination = destination_name(call.capability, args, arg_labels, matches)
-        private_reference = Label.SENSITIVE in arg_labels.labels
+        pushed = self._staging.pushes_private(call.capability, args)
+        private_reference = Label.SENSITIVE in arg_labels.labels or pushed
         chosen = self._labeller.instruction_only(call.capability)
         asked = self._labeller.requests_counted(call.capability, labels, private_reference)
         naming = None if Label.PRIVILEGED in labels else shape.recipients  # a send: named there
@@ -340,7 +341,7 @@ class Session:
             self._ledger.flowed(destination, leak)
         if decision.forwards:
             self._pending[decision.index] = decision.labels
-            self._staging.forwarded(decision.index, decision.call.capability, draft.view.args)
+            self._staging.forwarded(decision.index, draft.view)
             hits = list(draft.hits)
             if decision.action is Action.REDACT:
                 gone = changed_paths(decision.call.arguments, decision.arguments)

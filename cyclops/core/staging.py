@@ -23,6 +23,10 @@ Rules:
    or a secret file has no path here (see ``Place.paths``), so it never counts as returned.
 4. Nothing here is ever redacted: the file is on disk already, so a redaction of the call
    could not take it out (see :func:`.redact.redaction`).
+5. A forwarded call of a ``stage_tools`` tool that names a private file (``git_add`` of
+   ``.env``: the call is labelled sensitive by its arguments) marks the absolute local paths
+   it names (the checkout); a push of a directory at or above one of them sends private data
+   by reference (see :meth:`Staging.pushes_private`). At most ``MAX_FILES`` are kept.
 """
 
 from __future__ import annotations
@@ -33,10 +37,11 @@ from dataclasses import dataclass
 
 from .arguments import ArgLeaf, local_path
 from .canon import clean, matchable
+from .controls import CallView
 from .matches import ArgumentMatch, CallShape
 from .provenance import Provenance
 from .taint import Labeller
-from .types import ArgPath, Capability, Place
+from .types import ArgPath, Capability, Label, Place
 
 __all__ = ["MAX_FILES", "NOTHING_SENT", "Published", "Staging", "drop_returned", "within"]
 
@@ -71,6 +76,7 @@ class Staging:
         self._labeller = labeller
         self._prov = prov
         self._files: dict[str, _Written] = {}
+        self._private: dict[str, None] = {}  # rule 5, oldest first
         self._chars = 0
         self.evicted_files = 0
 
@@ -85,10 +91,25 @@ class Staging:
         drop_returned(matches, published, self._prov)
         return matches
 
-    def forwarded(self, call: int, capability: Capability, args: Sequence[ArgLeaf]) -> None:
-        """Call ``call`` was forwarded: a write tool's leaves its texts in the files it names."""
+    def forwarded(self, call: int, view: CallView) -> None:
+        """Call ``call`` was forwarded: a write tool's leaves its texts in the files it names;
+        a stage tool's that names a private file (labelled sensitive) stages it (rule 5)."""
+        capability, args = view.call.capability, view.args
         if self._labeller.writes(capability):
             self.wrote(call, args)
+        if Label.SENSITIVE in view.labels and self._labeller.stages(capability):
+            for path in filter(None, (local_path(leaf.value) for leaf in args)):
+                self._private.pop(path, None)
+                self._private[path] = None
+            while len(self._private) > MAX_FILES:
+                del self._private[next(iter(self._private))]
+
+    def pushes_private(self, capability: Capability, args: Sequence[ArgLeaf]) -> bool:
+        """Whether a call of a push tool publishes a directory a private file was staged in."""
+        if not self._private or not self._labeller.pushes(capability):
+            return False
+        roots = [root for leaf in args if (root := local_path(leaf.value)) is not None]
+        return any(within(path, root) for path in self._private for root in roots)
 
     def sent_by(
         self, capability: Capability, args: Sequence[ArgLeaf], *, egress: bool

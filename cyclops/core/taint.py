@@ -93,6 +93,7 @@ class Labeller:
         settings = patterns.provenance
         self.writes = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.write_tools))
         self.pushes = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.push_tools))
+        self.stages = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.stage_tools))
         self._home_hosts = lru_cache(maxsize=1024)(self._hosts_of_roles)
 
     def learn_tools(self, server: str, tools: Iterable[str]) -> None:

@@ -228,6 +228,9 @@ def _provenance(patterns: Patterns) -> list[str]:
         "",
         "Push tools (they publish what was written under the directory they name): "
         + _globs(settings.push_tools),
+        "",
+        "Stage tools (a private file they name goes out with a push of their directory): "
+        + _globs(settings.stage_tools),
     ]
     lines += ["", "### High-value rules", ""]
     rows = [_high_value(rule) for rule in settings.high_value]
