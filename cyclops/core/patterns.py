@@ -59,7 +59,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
     version = top.integer("version", SUPPORTED_VERSION)
     if version != SUPPORTED_VERSION:
         top.fail("version", version, "unsupported version", f"use version = {SUPPORTED_VERSION}")
-    verbs, poisoning, verb_groups = _tools(top.table("tools", {}))
+    verbs, poisoning, file_requests, verb_groups = _tools(top.table("tools", {}))
     markers, addressing, requests = _results(top.table("results", {}))
     patterns = Patterns(
         source=source,
@@ -75,6 +75,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         limits=_limits(top.table("limits", {})),
         tool_verbs=verbs,
         poisoning_markers=poisoning,
+        file_requests=file_requests,
         address_markers=addressing,
         request_markers=requests,
         verb_groups=verb_groups,
@@ -236,15 +237,18 @@ def _results(table: TableReader) -> tuple[tuple[SafeRegex, ...], ...]:
     return markers, addressing, requests
 
 
-def _tools(
-    table: TableReader,
-) -> tuple[frozenset[str], tuple[SafeRegex, ...], tuple[frozenset[str], ...]]:
-    """``[tools]``: its verbs, its poisoning markers and its verb groups."""
+_Regexes = tuple[SafeRegex, ...]
+_Groups = tuple[frozenset[str], ...]
+
+
+def _tools(table: TableReader) -> tuple[frozenset[str], _Regexes, _Regexes, _Groups]:
+    """``[tools]``: its verbs, its poisoning markers and file requests, and its verb groups."""
     verbs = table.strings("verbs", [])
     for verb in verbs:
         if not re.fullmatch(r"[a-z]+", verb):
             table.fail("verbs", verb, "not one lower-case word", 'write a verb such as "send"')
     poisoning = _regexes(table, "poisoning_markers")
+    requests = _regexes(table, "file_requests")
     groups_table = table.table("verb_groups", {})
     groups = []
     for name in groups_table.names():
@@ -256,7 +260,7 @@ def _tools(
         groups.append(frozenset(words))
     groups_table.finish()
     table.finish()
-    return frozenset(verbs), poisoning, tuple(groups)
+    return frozenset(verbs), poisoning, requests, tuple(groups)
 
 
 def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:

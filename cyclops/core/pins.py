@@ -118,15 +118,18 @@ def instructing_texts(
 ) -> str:
     """What a server wrote for the agent (its instructions, its tools' descriptions) that
     instructs it (an untrusted marker) to do what poisoned tools ask (a poisoning marker: read
-    a secret, keep it from the user, divert another tool), one text per paragraph
-    (``name: description``); empty when nothing does. A description that only insists on how
-    to use its own tool ("<IMPORTANT> call list_tables first") is not one. The proxy hands the
-    texts to the core as the result of the server's ``tools/list``."""
+    a secret, keep it from the user, divert another tool), or asks it for what a private file
+    holds (a file request), one text per paragraph (``name: description``); empty when nothing
+    does. A description that only insists on how to use its own tool ("<IMPORTANT> call
+    list_tables first") is not one. The proxy hands the texts to the core as the result of the
+    server's ``tools/list``."""
     markers, poisoning = patterns.untrusted_markers, patterns.poisoning_markers
+    requests = patterns.file_requests
     texts = [("instructions", instructions or "")]
     texts += [(str(t.get("name")), str(t.get("description") or "")) for t in tools]
     return "\n\n".join(
         f"{name}: {text}"
         for name, text in texts
-        if any(m.search(text) for m in markers) and any(p.search(text) for p in poisoning)
+        if (any(m.search(text) for m in markers) and any(p.search(text) for p in poisoning))
+        or any(r.search(text) for r in requests)
     )

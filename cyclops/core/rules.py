@@ -194,6 +194,9 @@ class Patterns:
     poisoning_markers: tuple[SafeRegex, ...] = ()
     """What a tool description that instructs the agent must also hold to make its server
     hostile: a secret or a file to read, concealment from the user, another tool to divert."""
+    file_requests: tuple[SafeRegex, ...] = ()
+    """Descriptions that ask the agent for what a private file holds: an instruction and a
+    poisoning at once, enough to make a server hostile."""
     address_markers: tuple[SafeRegex, ...] = ()
     """Ways content addresses the agent that count in results only ("Hey assistant, run ..."): a
     tool's description is written for the agent, so it may address it (only

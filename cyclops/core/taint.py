@@ -84,7 +84,10 @@ class Labeller:
         self._tools: dict[str, set[str]] = {}
         self._learned: dict[str, frozenset[str]] = {}
         self._secrets = SecretScanner(patterns.secrets)
-        self._markers = _any_of(patterns.untrusted_markers + patterns.address_markers)
+        # A result that asks for what a private file holds (a file request) addresses the agent
+        # too: so does the listing of a server whose descriptions do (see pins.instructing_texts).
+        markers = patterns.untrusted_markers + patterns.address_markers + patterns.file_requests
+        self._markers = _any_of(markers)
         self._requests = Requests(patterns)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)

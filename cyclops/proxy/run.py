@@ -238,7 +238,8 @@ def _declared_sinks(patterns: Patterns, role_name: str) -> set[str]:
 def _report_suspicious_descriptions(patterns: Patterns, downstreams: list[Downstream]) -> None:
     """Tool descriptions that instruct the agent or name another server's tools."""
     tools = {d.name: d.listing.tools for d in downstreams}
-    for found in suspicious_descriptions(tools, patterns.untrusted_markers):
+    markers = patterns.untrusted_markers + patterns.file_requests
+    for found in suspicious_descriptions(tools, markers):
         log.warning(
             "%s/%s: its description %s (%s)",
             found.server,

@@ -121,6 +121,10 @@ def _roles(patterns: Patterns) -> list[str]:
         "of these poisoning markers gets the `hostile` role:",
         "",
         *_regex_list(patterns.poisoning_markers),
+        "",
+        "A description that one of these file requests matches gets it that role by itself:",
+        "",
+        *_regex_list(patterns.file_requests),
     ]
     for role in patterns.roles:
         lines += ["", *_role(role)]
