@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["canonical", "clean", "matchable", "revealed", "squeezed"]
+__all__ = ["as_read", "canonical", "clean", "matchable", "revealed", "squeezed"]
 
 # The invisible characters below U+0100: C0 controls except tab, newline and carriage return,
 # DEL, C1 controls and the soft hyphen.
@@ -169,6 +169,19 @@ def revealed(text: str) -> str | None:
     if text.isascii() or not _TAG_CHARACTERS.search(text):
         return None
     return text.translate(_TAGS_TO_ASCII)
+
+
+def as_read(text: str) -> list[str]:
+    """``text``, and what a model reads in it where that differs: disguises taken off (a
+    zero-width space inside ``ignore``, a Cyrillic ``і``, fullwidth letters fool a regex, not a
+    model), and what invisible tag characters spell. What markers are searched in."""
+    found = [text]
+    cleaned = clean(text)
+    if cleaned != text:
+        found.append(cleaned)
+    if (hidden := revealed(text)) is not None:
+        found.append(clean(hidden))
+    return found
 
 
 def canonical(text: str) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from .canon import as_read
 from .regex import SafeRegex
 from .rules import Patterns
 
@@ -123,13 +124,18 @@ def instructing_texts(
     does. A description that only insists on how to use its own tool ("<IMPORTANT> call
     list_tables first") is not one. The proxy hands the texts to the core as the result of the
     server's ``tools/list``."""
-    markers, poisoning = patterns.untrusted_markers, patterns.poisoning_markers
-    requests = patterns.file_requests
     texts = [("instructions", instructions or "")]
     texts += [(str(t.get("name")), str(t.get("description") or "")) for t in tools]
     return "\n\n".join(
-        f"{name}: {text}"
-        for name, text in texts
-        if (any(m.search(text) for m in markers) and any(p.search(text) for p in poisoning))
-        or any(r.search(text) for r in requests)
+        f"{name}: {text}" for name, text in texts if _instructs(patterns, as_read(text))
     )
+
+
+def _instructs(patterns: Patterns, forms: Sequence[str]) -> bool:
+    """Whether the forms of a text hold an untrusted and a poisoning marker, or a file request."""
+
+    def found(regexes: Sequence[SafeRegex]) -> bool:
+        return any(regex.search(form) for form in forms for regex in regexes)
+
+    poisons = found(patterns.untrusted_markers) and found(patterns.poisoning_markers)
+    return poisons or found(patterns.file_requests)

@@ -25,7 +25,7 @@ from functools import lru_cache, partial
 
 from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in, local_path, starts_with_url
 from .audience import message_audience
-from .canon import clean, revealed
+from .canon import as_read
 from .matches import CallShape
 from .regex import GlobSet, SafeRegex, alternation, normalize_path, tool_names
 from .requested import NOTHING_ASKED, Asked, Requests
@@ -318,7 +318,7 @@ class Labeller:
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
         if any(found):
             labels.add(Label.SENSITIVE)
-        shown = _as_read(texts)
+        shown = [form for text in texts for form in as_read(text)]
         marked = any(m.search(text) for text in shown for m in self._markers)
         if marked:
             labels.add(Label.UNTRUSTED)
@@ -342,20 +342,6 @@ class Labeller:
     @property
     def secrets(self) -> SecretScanner:
         return self._secrets
-
-
-def _as_read(texts: Sequence[str]) -> list[str]:
-    """``texts`` and what a model reads in them where that differs: disguises taken off (a
-    zero-width space inside ``ignore``, a Cyrillic ``і``, fullwidth letters fool a regex, not a
-    model), and what invisible tag characters spell."""
-    found = list(texts)
-    for text in texts:
-        cleaned = clean(text)
-        if cleaned != text:
-            found.append(cleaned)
-        if (hidden := revealed(text)) is not None:
-            found.append(clean(hidden))
-    return found
 
 
 def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
