@@ -47,8 +47,8 @@ def _utf16(data: bytes) -> str | None:
     strings): every other byte of ASCII text is zero, here at least every other one of those
     (random bytes hardly ever). None if it is not that."""
     half = len(data) // 2
-    if half < MIN_WHOLE or len(data) % 2:
-        return None
+    if half < MIN_WHOLE or len(data) % 2 or 4 * data.count(0) < len(data):
+        return None  # (random bytes, as a misaligned base64 run gives, have few zeros)
     for zeros, codec in ((data[1::2], "utf-16-le"), (data[0::2], "utf-16-be")):
         if 2 * zeros.count(0) >= half:
             text = data.decode(codec, "replace").lstrip("\ufeff")

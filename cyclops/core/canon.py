@@ -149,9 +149,7 @@ def _strip_invisible(text: str) -> str:
         narrow = text.encode("latin-1")
     except UnicodeEncodeError:
         text = _INVISIBLE_BMP.sub("", text)
-        # Characters beyond U+FFFF take two UTF-16 code units; encoding is cheaper than max().
-        has_astral = len(text.encode("utf-16-le", "surrogatepass")) > 2 * len(text)
-        return _INVISIBLE_ASTRAL.sub("", text) if has_astral else text
+        return _INVISIBLE_ASTRAL.sub("", text) if _has_astral(text) else text
     # Below U+0100, bytes.translate deletes many times faster than a regex substitution.
     kept = narrow.translate(None, _LATIN1_INVISIBLE)
     return text if len(kept) == len(narrow) else kept.decode("latin-1")
@@ -163,10 +161,16 @@ _TAG_CHARACTERS = re.compile("[\U000e0020-\U000e007e]")
 _TAGS_TO_ASCII = {0xE0000 + point: point for point in range(0x20, 0x7F)}
 
 
+def _has_astral(text: str) -> bool:
+    # Characters beyond U+FFFF take two UTF-16 code units; encoding is several times cheaper
+    # than a regex search for them, or max().
+    return len(text.encode("utf-16-le", "surrogatepass")) > 2 * len(text)
+
+
 def revealed(text: str) -> str | None:
     """``text`` with its tag characters turned into the ASCII they mirror (what ``clean``
     deletes as invisible), or None if it has none."""
-    if text.isascii() or not _TAG_CHARACTERS.search(text):
+    if text.isascii() or not _has_astral(text) or not _TAG_CHARACTERS.search(text):
         return None
     return text.translate(_TAGS_TO_ASCII)
 
