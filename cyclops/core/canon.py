@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = ["as_read", "canonical", "clean", "matchable", "revealed", "squeezed"]
 
@@ -131,6 +132,9 @@ _TO_LATIN: dict[int, str] = {
 _LOOKALIKE = re.compile("[" + "".join(re.escape(chr(point)) for point in _TO_LATIN) + "]")
 
 
+# A result's text is cleaned for its markers, then again when it is unmasked and indexed: the
+# same string each time, whose hash Python keeps.
+@lru_cache(maxsize=16)
 def clean(text: str) -> str:
     """``text`` in NFKC with invisible characters removed and look-alike letters made Latin.
 
