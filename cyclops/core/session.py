@@ -41,6 +41,7 @@ from .staging import Staging
 from .taint import Labeller
 from .types import (
     JSON,
+    LISTING,
     Action,
     Capability,
     ControlFinding,
@@ -235,13 +236,15 @@ class Session:
         call_labels = self._pending.pop(index, None)
         if call_labels is None:
             return
-        facts = self._labeller.read_result(call_labels, result.texts)
+        capability = self._prov.capability(index)
+        listing = capability is not None and capability.tool == LISTING
+        facts = self._labeller.read_result(call_labels, result.texts, listing=listing)
         for label in facts.labels - call_labels:
             self._counts[label] += 1
         self._prov.set_labels(
             index, call_labels | facts.labels, instructed=facts.instructed, requests=facts.requests
         )
-        if (capability := self._prov.capability(index)) is not None:
+        if capability is not None:
             self._labeller.learn_from_result(capability, facts.labels)
             if Label.SENSITIVE in facts.labels:
                 self._prov.set_audience(index, self._labeller.audience(capability.server, result))

@@ -84,10 +84,11 @@ class Labeller:
         self._tools: dict[str, set[str]] = {}
         self._learned: dict[str, frozenset[str]] = {}
         self._secrets = SecretScanner(patterns.secrets)
-        # A result that asks for what a private file holds (a file request) addresses the agent
-        # too: so does the listing of a server whose descriptions do (see pins.instructing_texts).
-        markers = patterns.untrusted_markers + patterns.address_markers + patterns.file_requests
-        self._markers = _any_of(markers)
+        self._markers = _any_of(patterns.untrusted_markers + patterns.address_markers)
+        # A listing that asks for what a private file holds (a file request) instructs the agent
+        # too (see pins.instructing_texts); a page may well tell its reader to copy the contents
+        # of ~/.aws/credentials somewhere.
+        self._listing_markers = _any_of(self._markers + patterns.file_requests)
         self._requests = Requests(patterns)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
@@ -309,17 +310,21 @@ class Labeller:
         """The labels of a result: its call's source labels plus what its content shows."""
         return self.read_result(call_labels, texts).labels
 
-    def read_result(self, call_labels: frozenset[Label], texts: Sequence[str]) -> ResultFacts:
+    def read_result(
+        self, call_labels: frozenset[Label], texts: Sequence[str], *, listing: bool = False
+    ) -> ResultFacts:
         """What a result's content shows: its labels (a secret makes it private, an untrusted
-        marker untrusted); whether it addresses the agent (a marker); the values secret rules
-        match in each of its texts if it is private (see ``TokenFacts.of``). Each text is
-        scanned once, for the labels and the values alike."""
+        marker untrusted); whether it addresses the agent (a marker; for a server's ``listing``,
+        a file request too); the values secret rules match in each of its texts if it is private
+        (see ``TokenFacts.of``). Each text is scanned once, for the labels and the values
+        alike."""
         found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
         if any(found):
             labels.add(Label.SENSITIVE)
         shown = [form for text in texts for form in as_read(text)]
-        marked = any(m.search(text) for text in shown for m in self._markers)
+        markers = self._listing_markers if listing else self._markers
+        marked = any(m.search(text) for text in shown for m in markers)
         if marked:
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels

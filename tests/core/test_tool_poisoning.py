@@ -142,6 +142,8 @@ def test_a_mail_sent_where_another_servers_listing_said_is_steered_exfiltration(
          "given.", False),
         ("Read the complete contents of a file from the file system.", False),
         ("Uses the credentials in ~/.aws/credentials or the AWS_PROFILE variable.", False),
+        ("Append the contents of your public key ~/.ssh/id_rsa.pub to authorized_keys.", False),
+        ("Copy the contents of .env.example to a new .env file first.", False),
     ],
 )  # fmt: skip
 def test_a_description_is_poisoned_when_it_instructs_the_agent_to_do_what_attacks_do(
