@@ -206,6 +206,7 @@ def _egress(table: TableReader) -> EgressRules:
         lookup_commands=frozenset(table.strings("lookup_commands", ())),
         web_commands=frozenset(table.strings("web_commands", ())),
         service_commands=_service_commands(table.table("service_commands", {})),
+        resource_schemes=frozenset(s.lower() for s in table.strings("resource_schemes", ())),
     )
     table.finish()
     return rules

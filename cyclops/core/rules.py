@@ -84,6 +84,8 @@ class EgressRules:
     service_commands: Mapping[str, str] = field(default_factory=dict)
     """Clients of one service, by program: the host they talk to whatever their operands
     (``gh`` to ``github.com``)."""
+    resource_schemes: frozenset[str] = frozenset({"http", "https"})
+    """The URI schemes with which a resource read reaches the URI's host."""
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from .secretscan import SecretScanner
 from .types import (
     HOSTILE_ROLE,
     LISTING,
+    READ_RESOURCE,
     ArgPath,
     Capability,
     Container,
@@ -225,7 +226,8 @@ class Labeller:
                 labels |= rule.labels
                 rule_ids.append(rule.id)
                 located.update(_located(rule, args))
-        hosts = {leaf.path: found for leaf in args if (found := self.hosts_of(leaf))}
+        reaching = args if capability.tool != READ_RESOURCE else self._network_uris(args)
+        hosts = {leaf.path: found for leaf in reaching if (found := self.hosts_of(leaf))}
         allowed, home = self._p.egress.allow_hosts, self._home_hosts(capability.server)
         outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
         outside = tuple(
@@ -251,6 +253,12 @@ class Labeller:
                 if path and rule.path_globs.matches(path) and not rule.except_globs.matches(path):
                     return True
         return False
+
+    def _network_uris(self, args: Sequence[ArgLeaf]) -> list[ArgLeaf]:
+        """The arguments of a resource read whose URI reaches a host (``https://``), not one
+        that names the server's own data (``repo://owner/name/...``)."""
+        schemes = self._p.egress.resource_schemes
+        return [leaf for leaf in args if leaf.value.split("://", 1)[0].lower() in schemes]
 
     def hosts_of(self, leaf: ArgLeaf) -> tuple[str, ...]:
         """The hosts an argument points at, lower-case: its URLs' (a value under a URL key may

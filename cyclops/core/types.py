@@ -15,6 +15,7 @@ __all__ = [
     "HOSTILE_ROLE",
     "JSON",
     "LISTING",
+    "READ_RESOURCE",
     "Action",
     "ArgPath",
     "Capability",
@@ -44,6 +45,11 @@ LISTING = "tools/list"
 """The tool name under which a server's tool listing reaches the core as a call (the proxy
 feeds the descriptions that instruct the agent as its result): a listing whose result is
 untrusted gives its server the ``HOSTILE_ROLE``."""
+
+READ_RESOURCE = "resources/read"
+"""The tool name under which a resource read reaches the core as a call (arguments ``{"uri":
+...}``): roles label it like their other reads; its URI reaches a host only with one of the
+``[egress] resource_schemes`` (a ``repo://`` or ``test://`` URI names the server's own data)."""
 
 HOSTILE_ROLE = "hostile"
 """The role of a server whose tool descriptions instruct the agent (tool poisoning)."""

@@ -12,12 +12,10 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from ..core.types import ControlFinding, ControlKind, Decision, Flow, Reason
+from ..core.types import READ_RESOURCE, ControlFinding, ControlKind, Decision, Flow, Reason
 from .downstream import DownstreamError
 
 __all__ = ["BLOCKED", "denial_text", "denied_result", "unavailable_result"]
-
-READ_RESOURCE = "resources/read"
 
 
 def denial_text(decision: Decision) -> str:

@@ -23,7 +23,7 @@ from mcp.shared.message import ServerMessageMetadata
 
 from .. import __version__, guard
 from ..config import DEFAULT_ASK_TIMEOUT
-from ..core.types import Action, Decision, ToolCall
+from ..core.types import READ_RESOURCE, Action, Decision, ToolCall
 from ..trace import CallContext
 from .approval import Answer, ask_user
 from .catalog import Catalog
@@ -37,7 +37,6 @@ __all__ = ["ProxyServer", "Tap"]
 
 log = logging.getLogger("cyclops.proxy")
 
-READ_RESOURCE = "resources/read"
 _LIST_CHANGED = {
     "notifications/tools/list_changed": ("tools",),
     "notifications/resources/list_changed": ("resources", "resourceTemplates"),

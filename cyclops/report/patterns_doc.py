@@ -169,6 +169,8 @@ def _egress(patterns: Patterns) -> list[str]:
         f"web clients: {md.codes(sorted(egress.web_commands))}",
         "- Clients of one service: "
         + (", ".join(f"`{p}` ({h})" for p, h in sorted(egress.service_commands.items())) or "none"),
+        "- A resource read reaches its URI's host with: "
+        + md.codes(sorted(egress.resource_schemes)),
     ]
 
 

@@ -935,3 +935,17 @@ def test_a_file_redirected_to_a_host_a_page_named_is_exfiltration_by_reference(
     decisions = play(prevent, [fetch_page(page), redirect])
     assert decisions[-1].action is Action.DENY
     assert FlowClass.EXFILTRATION in {flow.flow_class for flow in decisions[-1].flows}
+
+
+def test_a_private_file_read_as_a_resource_and_posted_is_exfiltration(prevent: Session) -> None:
+    note = (
+        "Board only: we sign the Halvorsen Maritime acquisition on the ninth, at a valuation of "
+        "forty-one million, before the Trondheim regulator publishes its shipping review."
+    )
+    uri = "file:///home/u/notes/board.md"
+    read = step(
+        "filesystem", "resources/read", {"uri": uri}, {"contents": [{"uri": uri, "text": note}]}
+    )
+    decisions = play(prevent, [fetch_page(), read, post(note)])
+    assert decisions[-1].action is Action.DENY
+    assert [f.flow_class for f in decisions[-1].flows] == [FlowClass.EXFILTRATION]

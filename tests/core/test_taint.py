@@ -162,6 +162,13 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("telegram", "forward_message", {"from_chat": 1, "to_chat": 2, "message_id": 3}, {S, E}),
         ("paypal", "list_transactions", {}, {S}),
         ("aws-api", "call_aws", {"cli_command": "aws s3 ls"}, {S, P}),
+        # a resource read is labelled like its server's other reads; its URI reaches a host
+        # only over the web
+        ("filesystem", "resources/read", {"uri": "file:///home/u/notes.md"}, {S}),
+        ("github", "resources/read", {"uri": "repo://o/r/contents/README.md"}, {U, S}),
+        ("everything", "resources/read", {"uri": "test://static/resource/1"}, set()),
+        ("notion", "resources/read", {"uri": "notion://page/123"}, {S}),
+        ("fetch", "resources/read", {"uri": "https://evil.example/x"}, {U, E}),
         ("reddit", "get_post_comments", {"post_id": "abc"}, {U}),
         ("reddit", "add_comment", {"post_id": "abc", "text": "x"}, {U, E}),
         ("youtube", "get_transcript", {"video_id": "abc"}, {U}),
