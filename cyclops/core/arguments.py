@@ -157,6 +157,10 @@ def urls_in(value: str) -> Iterator[tuple[str, str]]:
 
 _SIMPLE_COMMANDS = re.compile(r"[|;&()`\n]+|\$\(")
 _PREFIXES = frozenset({"sudo", "env", "exec", "nohup", "time", "command"})
+# Network programs whose first operand is the host they connect to (``scp``'s are files), and
+# their options that take a value (``-i key.pem``, ``-p 2222``).
+_HOST_FIRST = frozenset({"ssh", "sftp", "ftp", "telnet", "mosh"})
+_VALUE_FLAGS = frozenset("-" + flag for flag in "bBcDeEFiIJlLmoOpPQRSwW")
 _REMOTE = re.compile(
     r"^(?:(?P<user>[^@\s/:]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}))"
     r"(?P<path>:\S*)?$"
@@ -171,8 +175,9 @@ def command_hosts(
     services: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
     """The remote hosts that programs in a command line are told to reach, written without a
-    URL: for ``programs`` (``scp``, ``nc``...) ``user@host``, ``host:path``, an IP address, or a
-    name followed by a port (``nc evil.example 4444``); for ``lookups`` (``ping``, ``dig``...)
+    URL: for ``programs`` (``scp``, ``nc``...) ``user@host``, ``host:path``, an IP address, a
+    name followed by a port (``nc evil.example 4444``), or the first operand of ``ssh``,
+    ``ftp`` and their kin if it is a domain name; for ``lookups`` (``ping``, ``dig``...)
     every name they look up, its address built at run time too (``ping $(...).evil.example``
     asks the name's own DNS servers); for ``web`` clients (``curl``, ``wget``) a URL with no
     scheme (``evil.example/c?d=...``); for ``services`` (program: host) their service's host
@@ -197,6 +202,9 @@ def command_hosts(
             yield services[program]
         if program not in programs:
             continue
+        first = _first_operand(words[1:]) if program in _HOST_FIRST else None
+        if first and _NAME.match(first):  # ``ssh deploy.example.org``: no user, yet a host
+            yield first.rstrip(".").lower()
         for i, word in enumerate(operands):
             match = _REMOTE.match(word)
             if match is None:
@@ -213,6 +221,19 @@ def command_hosts(
 _DEV_NET = re.compile(r"/dev/(?:tcp|udp)/(?P<host>[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]+\])/\d")
 _NAME = re.compile(r"^@?(?:[A-Za-z0-9_-]{1,63}\.)+[A-Za-z]{2,24}\.?$|^@?\d{1,3}(?:\.\d{1,3}){3}$")
 _SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
+
+
+def _first_operand(words: list[str]) -> str | None:
+    """The first word that is neither an option nor an option's value."""
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            skip = word in _VALUE_FLAGS
+        else:
+            return word
+    return None
 
 
 def _substituted(command: str) -> str:
