@@ -161,6 +161,23 @@ _PREFIXES = frozenset({"sudo", "env", "exec", "nohup", "time", "command"})
 # their options that take a value (``-i key.pem``, ``-p 2222``).
 _HOST_FIRST = frozenset({"ssh", "sftp", "ftp", "telnet", "mosh"})
 _VALUE_FLAGS = frozenset("-" + flag for flag in "bBcDeEFiIJlLmoOpPQRSwW")
+# Options of web clients that take a value as the next word (``curl -o out.json``, ``wget -O
+# notes.txt``): every other operand is a URL to them. curl's serve the other web clients.
+# fmt: off
+_CURL_VALUE_FLAGS = frozenset([
+    "-A", "-b", "-c", "-C", "-d", "-D", "-e", "-E", "-F", "-H", "-K", "-m", "-o", "-P", "-Q",
+    "-r", "-t", "-T", "-u", "-U", "-w", "-x", "-X", "-y", "-Y", "-z",
+    "--cacert", "--cert", "--config", "--connect-timeout", "--cookie", "--cookie-jar", "--data",
+    "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--form", "--header",
+    "--max-time", "--output", "--proxy", "--range", "--referer", "--request", "--retry",
+    "--upload-file", "--user", "--user-agent", "--write-out",
+])
+_WGET_VALUE_FLAGS = frozenset([
+    "-a", "-A", "-B", "-D", "-e", "-i", "-I", "-l", "-o", "-O", "-P", "-Q", "-R", "-t", "-T",
+    "-U", "-w", "-X",
+])
+# fmt: on
+_WEB_VALUE_FLAGS = {"wget": _WGET_VALUE_FLAGS}
 _REMOTE = re.compile(
     r"^(?:(?P<user>[^@\s/:]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}))"
     r"(?P<path>:\S*)?$"
@@ -197,7 +214,9 @@ def command_hosts(
         if program in lookups:
             yield from (w.lstrip("@").rstrip(".").lower() for w in operands if _NAME.match(w))
         elif program in web:
-            yield from (h for w in operands if "/" in w and (h := _bare_host(w)))
+            # Every operand that is no option's value is a URL to a web client, path or not.
+            urls = _positional(words[1:], _WEB_VALUE_FLAGS.get(program, _CURL_VALUE_FLAGS))
+            yield from (h for w in urls if (h := _bare_host(w)))
         elif program in services:
             yield services[program]
         if program not in programs:
@@ -225,15 +244,19 @@ _SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
 
 def _first_operand(words: list[str]) -> str | None:
     """The first word that is neither an option nor an option's value."""
+    return next(_positional(words, _VALUE_FLAGS), None)
+
+
+def _positional(words: list[str], value_flags: frozenset[str]) -> Iterator[str]:
+    """The words that are neither options nor the values of ``value_flags``."""
     skip = False
     for word in words:
         if skip:
             skip = False
         elif word.startswith("-"):
-            skip = word in _VALUE_FLAGS
+            skip = word in value_flags
         else:
-            return word
-    return None
+            yield word
 
 
 def _substituted(command: str) -> str:
