@@ -221,7 +221,7 @@ def command_hosts(
             yield services[program]
         if program not in programs:
             continue
-        first = _first_operand(words[1:]) if program in _HOST_FIRST else None
+        first = next(_positional(words[1:], _VALUE_FLAGS), None) if program in _HOST_FIRST else None
         if first and _NAME.match(first):  # ``ssh deploy.example.org``: no user, yet a host
             yield first.rstrip(".").lower()
         for i, word in enumerate(operands):
@@ -240,11 +240,6 @@ def command_hosts(
 _DEV_NET = re.compile(r"/dev/(?:tcp|udp)/(?P<host>[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]+\])/\d")
 _NAME = re.compile(r"^@?(?:[A-Za-z0-9_-]{1,63}\.)+[A-Za-z]{2,24}\.?$|^@?\d{1,3}(?:\.\d{1,3}){3}$")
 _SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
-
-
-def _first_operand(words: list[str]) -> str | None:
-    """The first word that is neither an option nor an option's value."""
-    return next(_positional(words, _VALUE_FLAGS), None)
 
 
 def _positional(words: list[str], value_flags: frozenset[str]) -> Iterator[str]:
