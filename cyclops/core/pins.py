@@ -104,8 +104,9 @@ def suspicious_descriptions(
         }
         for tool in listed:
             name, text = str(tool.get("name")), str(tool.get("description") or "")
+            forms = as_read(text)  # disguised markers too, as instructing_texts reads them
             for regex in markers:
-                if regex.search(text):
+                if any(map(regex.search, forms)):
                     found.append(Suspicion(server, name, SuspicionKind.INSTRUCTION, regex.pattern))
                     break
             for other in sorted(others - {name}):
