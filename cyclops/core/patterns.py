@@ -25,6 +25,7 @@ from .rules import (
     Limits,
     Patterns,
     ProvenanceSettings,
+    PublicListing,
     Role,
     SecretRule,
 )
@@ -161,12 +162,27 @@ def _roles(table: TableReader) -> tuple[Role, ...]:
         containers, hosts = _globs(role, "container_keys"), _globs(role, "hosts")
         fields = _field_names(role, "sender_fields"), _field_names(role, "recipient_fields")
         checkouts = _globs(role, "checkout_keys")
-        roles.append(
-            Role(name, servers, tuple(rules), signatures, containers, hosts, *fields, checkouts)
-        )
+        public = _public_listing(role.table("public")) if role.has("public") else None
+        found = (containers, hosts, *fields, checkouts, public)
+        roles.append(Role(name, servers, tuple(rules), signatures, *found))
         role.finish()
     table.finish()
     return tuple(roles)
+
+
+def _public_listing(table: TableReader) -> PublicListing:
+    listing = PublicListing(
+        listed_by=_globs(table, "listed_by"),
+        name_fields=tuple(table.strings("name_fields")),
+        private_field=table.string("private_field", None),
+        visibility_field=table.string("visibility_field", None),
+        reads=_globs(table, "reads"),
+    )
+    if listing.private_field is None and listing.visibility_field is None:
+        why = "nothing would say a container is public"
+        table.fail("private_field", None, why, "give private_field or visibility_field")
+    table.finish()
+    return listing
 
 
 def _field_names(reader: TableReader, key: str) -> tuple[str, ...]:

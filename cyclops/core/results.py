@@ -46,6 +46,9 @@ class Piece:
     ids: tuple[str, ...] = ()
     private: tuple[str, ...] = ()
     values: tuple[str, ...] = ()
+    document: JSON = None
+    """The JSON object or array the text was walked from, if it was one (a Python literal's
+    too: it is read the same way)."""
 
 
 def to_tool_result(
@@ -85,15 +88,19 @@ def _tool_result(
     ids: dict[str, tuple[str, ...]] = {}
     private: dict[str, tuple[str, ...]] = {}
     values: dict[str, tuple[str, ...]] = {}
+    documents = []
     for piece in pieces:
+        if piece.document is not None:
+            documents.append(piece.document)
         if piece.text:
             ids[piece.text] = tuple(dict.fromkeys((*ids.get(piece.text, ()), *piece.ids)))
             both = (*private.get(piece.text, ()), *piece.private)
             private[piece.text] = tuple(dict.fromkeys(both))
             values[piece.text] = tuple(dict.fromkeys((*values.get(piece.text, ()), *piece.values)))
     return ToolResult(
-        tuple(ids), is_error, _per_text(ids), fields, _per_text(private), _per_text(values)
-    )
+        tuple(ids), is_error, _per_text(ids), fields, _per_text(private), _per_text(values),
+        tuple(documents),
+    )  # fmt: skip
 
 
 def _per_text(found: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
@@ -266,4 +273,5 @@ def _walked(value: JSON, keys: _Keys, *, with_keys: bool = False) -> Piece:
     walk = _Walk(keys, with_keys)
     text = "\n".join(walk.strings(value))
     ids, private = tuple(dict.fromkeys(walk.ids)), tuple(dict.fromkeys(walk.private))
-    return Piece(text, ids, private, tuple(dict.fromkeys(walk.values[:_MAX_VALUES])))
+    document = value if isinstance(value, dict | list) else None
+    return Piece(text, ids, private, tuple(dict.fromkeys(walk.values[:_MAX_VALUES])), document)

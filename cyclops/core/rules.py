@@ -21,9 +21,27 @@ __all__ = [
     "Limits",
     "Patterns",
     "ProvenanceSettings",
+    "PublicListing",
     "Role",
     "SecretRule",
 ]
+
+
+@dataclass(frozen=True)
+class PublicListing:
+    """Which of a role's results say whether its containers are public, and how (see
+    :mod:`.visibility`)."""
+
+    listed_by: GlobSet
+    """Tools whose results the server writes from its own records (a repository search)."""
+    name_fields: tuple[str, ...]
+    """Fields of an object there that name a container (``full_name``: ``owner/name``)."""
+    private_field: str | None
+    """A field that is false for a public container (``private``)."""
+    visibility_field: str | None
+    """A field that is ``public`` for a public container (``visibility``)."""
+    reads: GlobSet
+    """Tools whose private label is the container's content (``get_file_contents``)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +65,9 @@ class Role:
     """Container keys whose value names the directory a local copy of the container lives in
     (a repository's checkout): a local file under such a directory, written into the
     container, goes back where it came from."""
+    public: PublicListing | None = None
+    """How results tell which of its containers are public (a public repository's files are
+    no private data)."""
 
 
 @dataclass(frozen=True)

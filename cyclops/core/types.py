@@ -266,6 +266,10 @@ class ToolResult:
     included: ``AAPL``, ``150``, ``Mark Lee``): a call that goes where untrusted content said
     and carries several of one private record's values, however rewritten around them, carries
     that record (see :mod:`cyclops.core.records`)."""
+    documents: tuple[JSON, ...] = field(default=(), compare=False)
+    """The JSON objects and arrays the result is made of (text blocks that are JSON,
+    structured content), as parsed: where a listing says what it lists (see
+    :mod:`cyclops.core.visibility`). Shared: never changed by their readers."""
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,15 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[egress]\nurl_labels = ['outbound']", "egress.url_labels"),
         ("[egress]\nservice_commands = { gh = 'https://x.org' }", "egress.service_commands.gh"),
         ("[egress]\nservice_commands = { gh = 1 }", "egress.service_commands.gh"),
+        (
+            "[roles.git.public]\nlisted_by = ['search']\nname_fields = ['n']\nreads = ['get']",
+            "roles.git.public.private_field",
+        ),
+        (
+            "[roles.git.public]\nlisted_by = ['s']\nname_fields = ['n']\nprivate_field = 'p'"
+            "\nreads = ['g']\nowner = 'me'",
+            "roles.git.public.owner",
+        ),
     ],
 )
 def test_a_bad_value_is_refused_with_its_key(text: str, key: str) -> None:

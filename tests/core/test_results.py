@@ -130,3 +130,13 @@ def test_a_result_that_is_one_json_object_keeps_its_top_level_fields(
     result: JSON, fields: tuple[tuple[str, str], ...]
 ) -> None:
     assert to_tool_result(result).fields == fields
+
+
+def test_the_json_a_result_is_made_of_is_kept_as_parsed() -> None:
+    listing = {"items": [{"full_name": "octo/tool", "private": False}]}
+    result = {
+        "content": [{"type": "text", "text": json.dumps(listing)}, {"type": "text", "text": "ok"}],
+        "structuredContent": {"total": 1},
+    }
+    assert to_tool_result(result).documents == (listing, {"total": 1})
+    assert to_tool_result("plain text").documents == ()

@@ -1,0 +1,110 @@
+"""Containers a session knows to be public, from what the servers that host them said.
+
+A repository's files are private data by default: reading one, a server does not say whether
+the repository is public. Some of its results do say: a repository search lists each
+repository with its visibility (``{"full_name": "octo/tool", "private": false}``). Rules:
+
+1. Only results of a role's ``public.listed_by`` tools are read: the server writes their JSON
+   from its own records, and what anyone wrote there (a description) is only ever a string
+   in it. A file's text that looks like such a listing says nothing: anyone can write one.
+2. A JSON object there that names a container under one of ``name_fields`` and says it is
+   public (``private_field`` false, ``visibility_field`` "public"; each that it has) makes
+   that container public; one that says otherwise makes it private again. A container's name
+   is its arguments' values joined by ``/`` in the order of their keys (``owner/name``).
+3. A call of one of ``public.reads`` in a public container reads no private data: its tool's
+   private label is dropped; it stays untrusted (anyone may have written what it reads). A
+   private label from its arguments (a ``.env``) or from its content (a key) stays.
+4. The latest ``MAX_KNOWN`` containers named are kept; one forgotten is private again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .rules import PublicListing
+from .taint import Labeller
+from .types import JSON, Capability, Container
+
+__all__ = ["MAX_KNOWN", "PublicContainers"]
+
+MAX_KNOWN = 4096
+_MAX_DEPTH = 8
+
+
+class PublicContainers:
+    def __init__(self, labeller: Labeller) -> None:
+        self._labeller = labeller
+        self._public: dict[tuple[str, str], None] = {}
+        """(server, container name) of the public ones, oldest first."""
+
+    def learn(self, capability: Capability, documents: Sequence[JSON]) -> None:
+        """Take in what a result of ``capability`` (its JSON ``documents``) says of its
+        server's containers."""
+        for listing in self._listings(capability, "listed_by"):
+            for record in (r for document in documents for r in _objects(document)):
+                for name, public in _visibilities(record, listing):
+                    key = (capability.server, name)
+                    self._public.pop(key, None)
+                    if public:
+                        self._public[key] = None
+        while len(self._public) > MAX_KNOWN:
+            del self._public[next(iter(self._public))]
+
+    def reads_public(self, capability: Capability, container: Container) -> bool:
+        """Whether the call reads a container known to be public, with a tool whose private
+        label is the container's content."""
+        if not container or not self._public:
+            return False
+        name = "/".join(value for _, value in container)
+        known = (capability.server, name) in self._public
+        return known and next(self._listings(capability, "reads"), None) is not None
+
+    def _listings(self, capability: Capability, tools: str) -> Iterator[PublicListing]:
+        """The public listings of the server's roles whose ``tools`` globs match the call."""
+        names = None
+        for role in self._labeller.roles_of(capability.server):
+            if role.public is None:
+                continue
+            names = names or self._labeller.tool_names(capability)
+            if any(map(getattr(role.public, tools).matches_name, names)):
+                yield role.public
+
+
+def _visibilities(record: dict[str, Any], listing: PublicListing) -> Iterator[tuple[str, bool]]:
+    """(case-folded container name, whether public) for each name of a container ``record``
+    gives, if it says its visibility."""
+    public = _public(record, listing)
+    if public is None:
+        return
+    for field in listing.name_fields:
+        value = record.get(field)
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            yield str(value).strip().casefold(), public
+
+
+def _public(record: dict[str, Any], listing: PublicListing) -> bool | None:
+    """Whether the object says it is public (every visibility field it has says so); None
+    when it has none."""
+    said = []
+    private = record.get(listing.private_field) if listing.private_field else None
+    if isinstance(private, bool):
+        said.append(not private)
+    visibility = record.get(listing.visibility_field) if listing.visibility_field else None
+    if isinstance(visibility, str):
+        said.append(visibility.strip().casefold() == "public")
+    return all(said) if said else None
+
+
+def _objects(document: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object in ``document`` down to ``_MAX_DEPTH`` levels."""
+    stack = [(document, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            continue
+        if isinstance(value, dict):
+            yield value
+            stack.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
