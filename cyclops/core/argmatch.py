@@ -29,7 +29,7 @@ from .arguments import (
     urls_in,
 )
 from .canon import clean, matchable
-from .credentials import presented_credentials
+from .credentials import CREDENTIAL_KEY, presented_credentials, presented_in
 from .distinctive import identifier, identifiers, locators
 from .fingerprints import FingerprintIndex
 from .hits import Hit, HitKind
@@ -84,6 +84,8 @@ class ArgumentMatcher:
                     self._drop_links_followed(value, match, shape)
             if match.secrets and self._secret_hosts:
                 self._drop_presented(leaf, match, shape)
+            if shape.egress and match.sensitive_hits:
+                self._drop_own_service(leaf, match, shape)
             if leaf.path in shape.opaque:
                 match.sensitive_hits.clear()
                 match.outbound_hits.clear()
@@ -118,6 +120,40 @@ class ArgumentMatcher:
             match.sensitive_hits = [
                 h for h in match.sensitive_hits if not any(self.index.piece(h) in k for k in keys)
             ]
+
+    def _drop_own_service(self, leaf: ArgLeaf, match: ArgumentMatch, shape: CallShape) -> None:
+        """A private file that names a service and holds its key (``ACME_URL=https://api.acme
+        .example``, ``ACME_KEY=...``) is read to call that service: a call that reaches only
+        hosts the file names, presenting the file's pieces as credentials (see
+        :mod:`.credentials`) or as the address itself, sends nothing of it to anyone new. Not
+        for a text anyone may have written (untrusted: a chat's history), nor for a piece sent
+        any other way (the key in a gist's body)."""
+        hosts = {host for found in shape.hosts.values() for host in found}
+        if not hosts:
+            return
+        value = matchable(clean(leaf.value))
+        origins = [link[: len(link) - len(url_payload(link))] for link, _ in urls_in(value)]
+        credential = bool(CREDENTIAL_KEY.match(leaf.key))
+        services = {}  # segment -> whether it is a private text that names every host
+        kept, dropped = [], []
+        for hit in match.sensitive_hits:
+            if hit.segment not in services:
+                segment = self.index.segment(hit.segment)
+                services[hit.segment] = (
+                    segment is not None
+                    and Label.UNTRUSTED not in segment.labels
+                    and all(_names_host(segment.text, host) for host in hosts)
+                )
+            piece = self.index.piece(hit) if services[hit.segment] else ""
+            # A copy may take the credential's name along (``api_key=<key>``).
+            presented = credential or presented_in(value, _SETTING.sub("", piece))
+            if piece and (presented or any(piece in origin for origin in origins)):
+                dropped.append(piece)
+            else:
+                kept.append(hit)
+        match.sensitive_hits = kept
+        if dropped:
+            match.secrets = [f for f in match.secrets if not _inside(f.secret, dropped)]
 
     def _drop_held_whole(self, value: str, match: ArgumentMatch) -> None:
         """A destination a private text holds whole (a link with its password, a wiki page, an
@@ -273,3 +309,21 @@ def _logs_in_with_a_key(command: str) -> bool:
 def _inside(secret: str, links: Iterable[str]) -> bool:
     text = matchable(clean(secret))
     return any(text in link for link in links)
+
+
+_SETTING = re.compile(r"^[\w.-]*\s?[:=]\s?")
+"""A setting's name before its value (``api_key=``, ``token: ``)."""
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-.")
+
+
+def _names_host(text: str, host: str) -> bool:
+    """Whether canonical ``text`` names ``host`` whole (not inside a longer name)."""
+    at = text.find(host)
+    while at >= 0:
+        end = at + len(host)
+        before, after = text[at - 1 : at] if at else "", text[end : end + 1]
+        dot_ends = after == "." and text[end + 1 : end + 2] not in _HOST_CHARS
+        if before not in _HOST_CHARS and (after not in _HOST_CHARS or dot_ends):
+            return True
+        at = text.find(host, at + 1)
+    return False

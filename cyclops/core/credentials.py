@@ -24,9 +24,9 @@ from .arguments import ArgLeaf
 from .regex import GlobSet
 from .secretscan import SecretFinding
 
-__all__ = ["presented_credentials"]
+__all__ = ["CREDENTIAL_KEY", "presented_credentials", "presented_in"]
 
-_CREDENTIAL_KEY = re.compile(
+CREDENTIAL_KEY = re.compile(
     r"(?i)^(?:authorization|proxy-authorization|x-[a-z-]*(?:key|token|auth)|(?:api|access|auth|"
     r"private|bearer)?[_-]?(?:key|token)|apikey|password|auth|credentials?)$"
 )
@@ -53,12 +53,12 @@ def presented_credentials(
         hosts = rule_hosts.get(finding.rule_id)
         if hosts is None or not all(map(hosts.matches, call_hosts)):
             continue
-        if _CREDENTIAL_KEY.match(leaf.key) or _presented_in(leaf.value, finding.secret):
+        if CREDENTIAL_KEY.match(leaf.key) or presented_in(leaf.value, finding.secret):
             presented.append(finding)
     return presented
 
 
-def _presented_in(value: str, secret: str) -> bool:
+def presented_in(value: str, secret: str) -> bool:
     """Whether each place ``secret`` appears in ``value`` is a credential's place."""
     start = value.find(secret) if secret else -1
     if start < 0:
