@@ -30,7 +30,7 @@ __all__ = [
 @dataclass(frozen=True)
 class PublicListing:
     """Which of a role's results say whether its containers are public, and how (see
-    :mod:`.visibility`)."""
+    :mod:`.containers`)."""
 
     listed_by: GlobSet
     """Tools whose results the server writes from its own records (a repository search)."""

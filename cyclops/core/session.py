@@ -27,6 +27,7 @@ from operator import attrgetter
 
 from .arguments import leaves
 from .chokepoint import Route, choke_point
+from .containers import Containers
 from .controls import CallView, Controller
 from .destinations import destination_name
 from .flows import CallFacts, Finding, findings, instruction_chose_destination
@@ -56,7 +57,6 @@ from .types import (
     ToolResult,
 )
 from .verdict import ControlEvent, Eviction, Metrics, Verdict
-from .visibility import PublicContainers
 
 __all__ = ["MAX_CONTROL_EVENTS", "Session"]
 
@@ -95,7 +95,7 @@ class Session:
         self._prov = Provenance(patterns)
         self._ledger = LeakLedger(patterns.leak)
         self._staging = Staging(patterns.limits.max_result_chars, self._labeller, self._prov)
-        self._public = PublicContainers(self._labeller)
+        self._containers = Containers(self._labeller)
         self._routes: dict[Route, None] = {}
         self._cut: tuple[Capability, ...] = ()
         """The choke point of ``_routes``."""
@@ -148,8 +148,7 @@ class Session:
         arg_labels = self._labeller.argument_labels(call.capability, args)
         labels = self._labeller.static_labels(call.capability) | arg_labels.labels
         place = self._labeller.place(call.capability, args, arg_labels)
-        if self._public.reads_public(call.capability, place.container):
-            labels -= {Label.SENSITIVE} - arg_labels.labels
+        labels, place = self._containers.settle(call.capability, labels, arg_labels.labels, place)
         self._prov.add_call(index, call.capability, labels, place)
         self._prov.add_influence(index)
         egress = Label.EGRESS in labels
@@ -250,7 +249,7 @@ class Session:
         )
         if capability is not None:
             self._labeller.learn_from_result(capability, facts.labels)
-            self._public.learn(capability, result.documents)
+            self._containers.learn(capability, result.documents)
             if Label.SENSITIVE in facts.labels:
                 self._prov.set_audience(index, self._labeller.audience(capability.server, result))
         self._prov.add_result(index, facts.labels, result, facts.secrets)

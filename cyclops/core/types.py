@@ -269,7 +269,7 @@ class ToolResult:
     documents: tuple[JSON, ...] = field(default=(), compare=False)
     """The JSON objects and arrays the result is made of (text blocks that are JSON,
     structured content), as parsed: where a listing says what it lists (see
-    :mod:`cyclops.core.visibility`). Shared: never changed by their readers."""
+    :mod:`cyclops.core.containers`). Shared: never changed by their readers."""
 
 
 @dataclass(frozen=True)

@@ -214,6 +214,39 @@ def test_a_fix_of_a_local_checkout_pushed_to_its_repository_is_no_leak(
 
 
 @pytest.mark.parametrize(
+    ("owner", "action"),
+    [
+        ("acme", Action.ALLOW),  # the repository the issue came from
+        ("mallory", Action.DENY),  # a repository of the same name the session never read from
+    ],
+)
+def test_a_local_checkout_is_the_repository_the_session_read_from_not_any_of_its_name(
+    prevent: Session, owner: str, action: Action
+) -> None:
+    steps = [
+        issue(),
+        read_local("/home/dev/billing/billing/refunds.py"),
+        write_code(owner, "billing"),
+    ]
+    decision = play(prevent, steps)[-1]
+    assert decision.action is action
+    if action is Action.DENY:
+        assert [f.flow_class for f in decision.flows] == [FlowClass.EXFILTRATION]
+
+
+def test_a_local_checkout_pushed_with_no_read_from_its_repository_is_counted(
+    prevent: Session,
+) -> None:
+    page = step("fetch", "fetch", {"url": "https://docs.example.org/refunds"}, ISSUE)
+    steps = [
+        page,
+        read_local("/home/dev/billing/billing/refunds.py"),
+        write_code("acme", "billing"),
+    ]
+    assert play(prevent, steps)[-1].action is Action.DENY
+
+
+@pytest.mark.parametrize(
     ("path", "text", "flow_class"),
     [
         # a key or secret file is never the repository's, even in its checkout

@@ -1,4 +1,5 @@
-"""Containers a session knows to be public, from what the servers that host them said.
+"""What a session knows of the containers (repositories) its calls read and write in: which
+are public, and which the user works in.
 
 A repository's files are private data by default: reading one, a server does not say whether
 the repository is public. Some of its results do say: a repository search lists each
@@ -14,29 +15,57 @@ repository with its visibility (``{"full_name": "octo/tool", "private": false}``
 3. A call of one of ``public.reads`` in a public container reads no private data: its tool's
    private label is dropped; it stays untrusted (anyone may have written what it reads). A
    private label from its arguments (a ``.env``) or from its content (a key) stays.
-4. The latest ``MAX_KNOWN`` containers named are kept; one forgotten is private again.
+4. A local checkout of a container (a directory named as its ``checkout_keys`` say:
+   ``~/work/cli`` for the repository ``cli``) is the container's only once the session has
+   read from that container (an issue, a file: the user works there). A name says nothing of
+   the owner: ``mallory/cli`` is not where ``~/work/cli`` came from.
+5. The latest ``MAX_KNOWN`` containers of each kind are kept; one forgotten is private again,
+   and not worked in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .rules import PublicListing
 from .taint import Labeller
-from .types import JSON, Capability, Container
+from .types import JSON, Capability, Container, Label, Place
 
-__all__ = ["MAX_KNOWN", "PublicContainers"]
+__all__ = ["MAX_KNOWN", "Containers"]
 
 MAX_KNOWN = 4096
 _MAX_DEPTH = 8
+_READS = frozenset({Label.UNTRUSTED, Label.SENSITIVE})
 
 
-class PublicContainers:
+class Containers:
     def __init__(self, labeller: Labeller) -> None:
         self._labeller = labeller
         self._public: dict[tuple[str, str], None] = {}
         """(server, container name) of the public ones, oldest first."""
+        self._read: dict[tuple[str, Container], None] = {}
+        """(server, container) of those read from, oldest first."""
+
+    def settle(
+        self, capability: Capability, labels: frozenset[Label], own: frozenset[Label], place: Place
+    ) -> tuple[frozenset[Label], Place]:
+        """A call's labels and place once what the session knows of its container is applied
+        (``own``: the labels its arguments gave it): no private label for a read of a public
+        one (rule 3); no checkout of a container not read from before (rule 4)."""
+        if not place.container:
+            return labels, place
+        if self._reads_public(capability, place.container):
+            labels -= {Label.SENSITIVE} - own
+        key = (capability.server, place.container)
+        if place.checkouts and key not in self._read:
+            place = replace(place, checkouts=frozenset())
+        if labels & _READS:
+            self._read.pop(key, None)
+            self._read[key] = None
+            _keep_latest(self._read)
+        return labels, place
 
     def learn(self, capability: Capability, documents: Sequence[JSON]) -> None:
         """Take in what a result of ``capability`` (its JSON ``documents``) says of its
@@ -48,13 +77,12 @@ class PublicContainers:
                     self._public.pop(key, None)
                     if public:
                         self._public[key] = None
-        while len(self._public) > MAX_KNOWN:
-            del self._public[next(iter(self._public))]
+        _keep_latest(self._public)
 
-    def reads_public(self, capability: Capability, container: Container) -> bool:
+    def _reads_public(self, capability: Capability, container: Container) -> bool:
         """Whether the call reads a container known to be public, with a tool whose private
         label is the container's content."""
-        if not container or not self._public:
+        if not self._public:
             return False
         name = "/".join(value for _, value in container)
         known = (capability.server, name) in self._public
@@ -108,3 +136,8 @@ def _objects(document: Any) -> Iterator[dict[str, Any]]:
             stack.extend((item, depth + 1) for item in value.values())
         elif isinstance(value, list):
             stack.extend((item, depth + 1) for item in value)
+
+
+def _keep_latest(known: dict[Any, None]) -> None:
+    while len(known) > MAX_KNOWN:
+        del known[next(iter(known))]
