@@ -25,10 +25,11 @@ repository with its visibility (``{"full_name": "octo/tool", "private": false}``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from .results import json_objects
 from .rules import PublicListing
 from .taint import Labeller
 from .types import JSON, Capability, Container, Label, Place
@@ -36,7 +37,6 @@ from .types import JSON, Capability, Container, Label, Place
 __all__ = ["MAX_KNOWN", "Containers"]
 
 MAX_KNOWN = 4096
-_MAX_DEPTH = 8
 _READS = frozenset({Label.UNTRUSTED, Label.SENSITIVE})
 
 
@@ -71,7 +71,7 @@ class Containers:
         """Take in what a result of ``capability`` (its JSON ``documents``) says of its
         server's containers."""
         for listing in self._listings(capability, "listed_by"):
-            for record in (r for document in documents for r in _objects(document)):
+            for record in (r for document in documents for r in json_objects(document)):
                 for name, public in _visibilities(record, listing):
                     key = (capability.server, name)
                     self._public.pop(key, None)
@@ -99,7 +99,7 @@ class Containers:
                 yield role.public
 
 
-def _visibilities(record: dict[str, Any], listing: PublicListing) -> Iterator[tuple[str, bool]]:
+def _visibilities(record: Mapping[str, Any], listing: PublicListing) -> Iterator[tuple[str, bool]]:
     """(case-folded container name, whether public) for each name of a container ``record``
     gives, if it says its visibility."""
     public = _public(record, listing)
@@ -111,7 +111,7 @@ def _visibilities(record: dict[str, Any], listing: PublicListing) -> Iterator[tu
             yield str(value).strip().casefold(), public
 
 
-def _public(record: dict[str, Any], listing: PublicListing) -> bool | None:
+def _public(record: Mapping[str, Any], listing: PublicListing) -> bool | None:
     """Whether the object says it is public (every visibility field it has says so); None
     when it has none."""
     said = []
@@ -122,20 +122,6 @@ def _public(record: dict[str, Any], listing: PublicListing) -> bool | None:
     if isinstance(visibility, str):
         said.append(visibility.strip().casefold() == "public")
     return all(said) if said else None
-
-
-def _objects(document: Any) -> Iterator[dict[str, Any]]:
-    """Every JSON object in ``document`` down to ``_MAX_DEPTH`` levels."""
-    stack = [(document, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > _MAX_DEPTH:
-            continue
-        if isinstance(value, dict):
-            yield value
-            stack.extend((item, depth + 1) for item in value.values())
-        elif isinstance(value, list):
-            stack.extend((item, depth + 1) for item in value)
 
 
 def _keep_latest(known: dict[Any, None]) -> None:

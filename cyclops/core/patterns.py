@@ -61,7 +61,9 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
     if version != SUPPORTED_VERSION:
         top.fail("version", version, "unsupported version", f"use version = {SUPPORTED_VERSION}")
     verbs, poisoning, file_requests, verb_groups = _tools(top.table("tools", {}))
-    markers, addressing, requests = _results(top.table("results", {}))
+    results = top.table("results", {})
+    sensitive_keys = _globs(results, "sensitive_keys")  # read before _results finishes the table
+    markers, addressing, requests = _results(results)
     patterns = Patterns(
         source=source,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
@@ -80,6 +82,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         address_markers=addressing,
         request_markers=requests,
         verb_groups=verb_groups,
+        sensitive_keys=sensitive_keys,
     )
     controls = top.table("controls", {})
     patterns = dataclasses.replace(patterns, controls=parse_controls(controls))

@@ -13,7 +13,7 @@ from typing import Any
 
 from .types import JSON, ToolResult
 
-__all__ = ["to_tool_result"]
+__all__ = ["holds_value_under", "json_objects", "to_tool_result"]
 
 _MAX_DEPTH = 64
 _MAX_FIELDS_TEXT = 65536  # a message's fields are short; past this much, the rest is left out
@@ -275,3 +275,35 @@ def _walked(value: JSON, keys: _Keys, *, with_keys: bool = False) -> Piece:
     ids, private = tuple(dict.fromkeys(walk.ids)), tuple(dict.fromkeys(walk.private))
     document = value if isinstance(value, dict | list) else None
     return Piece(text, ids, private, tuple(dict.fromkeys(walk.values[:_MAX_VALUES])), document)
+
+
+def json_objects(document: JSON) -> Iterator[Mapping[str, Any]]:
+    """Every JSON object in ``document`` (as parsed: see ``ToolResult.documents``), down to
+    ``_MAX_DEPTH`` levels."""
+    stack = [(document, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            continue
+        if isinstance(value, Mapping):
+            yield value
+            stack.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend((item, depth + 1) for item in value)
+
+
+def holds_value_under(documents: Iterable[JSON], is_key: IsKey) -> bool:
+    """Whether an object of the JSON ``documents`` holds a value (a string that is not blank, a
+    number) under a key ``is_key`` accepts."""
+    return any(
+        is_key(str(key)) and _filled(value)
+        for document in documents
+        for record in json_objects(document)
+        for key, value in record.items()
+    )
+
+
+def _filled(value: JSON) -> bool:
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, int | float) and not isinstance(value, bool)

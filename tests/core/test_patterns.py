@@ -97,6 +97,8 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[roles.mail]\nservers = ['mail']\nsender_fields = ['from:']", "roles.mail.sender_fields"),
         ("[roles.git]\nservers = ['git']\ncheckout_keys = ['[z-a]']", "roles.git.checkout_keys"),
         ("[results]\nuntrusted_markers = ['(?=x)']", "results.untrusted_markers"),
+        ("[results]\nsensitive_keys = ['[z-a]']", "results.sensitive_keys"),
+        ("[results]\nsensitive_key = ['ssn']", "results.sensitive_key"),
         ("[results]\nrequest_markers = ['please (\\w+)']", "results.request_markers"),
         ("[results]\nrequest_markers = ['please (?P<value>\\w+)']", "results.request_markers"),
         ("[tools.verb_groups]\ntrade = ['sell', 'Place order']", "tools.verb_groups.trade"),

@@ -499,3 +499,24 @@ def test_destination_keys_match_camel_case_argument_names(
 ) -> None:
     (leaf,) = leaves({key: "x@y.example"})
     assert Labeller(patterns).is_destination(leaf) is destination
+
+
+@pytest.mark.parametrize(
+    ("document", "private"),
+    [
+        ({"users": [{"name": "Dana", "ssn": "078-05-1120"}]}, True),
+        ({"user": {"login": "dana", "password_hash": "$2b$12$Qm9vYmFy"}}, True),
+        ([{"customer": {"profile": {"card_number": "4242 4242 4242 4242"}}}], True),
+        ({"oauth": {"access_token": "ya29.a0AfH6SMBx"}}, True),
+        # contact details and listings are anyone's; an empty or absent value holds nothing
+        ({"name": "Café Lumen", "address": "3 Rue Oberkampf", "phone": "+33 1 23 45 67 89"}, False),
+        ({"user": {"login": "dana", "password": ""}}, False),
+        ({"schema": {"password": {"type": "string"}}}, False),
+        ({"salary": "90k", "date_of_birth": "1990-01-01"}, False),
+    ],
+)
+def test_a_value_under_a_sensitive_key_makes_a_result_private(
+    patterns: Patterns, document: JSON, private: bool
+) -> None:
+    facts = Labeller(patterns).read_result(frozenset(), ["..."], documents=[document])
+    assert (S in facts.labels) is private
