@@ -15,11 +15,13 @@ repository with its visibility (``{"full_name": "octo/tool", "private": false}``
 3. A call of one of ``public.reads`` in a public container reads no private data: its tool's
    private label is dropped; it stays untrusted (anyone may have written what it reads). A
    private label from its arguments (a ``.env``) or from its content (a key) stays.
-4. A local checkout of a container (a directory named as its ``checkout_keys`` say:
+4. A result of those tools that shows containers, every one of them public (a code search
+   whose hits all come from public repositories), is no private data either.
+5. A local checkout of a container (a directory named as its ``checkout_keys`` say:
    ``~/work/cli`` for the repository ``cli``) is the container's only once the session has
    read from that container (an issue, a file: the user works there). A name says nothing of
    the owner: ``mallory/cli`` is not where ``~/work/cli`` came from.
-5. The latest ``MAX_KNOWN`` containers of each kind are kept; one forgotten is private again,
+6. The latest ``MAX_KNOWN`` containers of each kind are kept; one forgotten is private again,
    and not worked in.
 """
 
@@ -53,7 +55,7 @@ class Containers:
     ) -> tuple[frozenset[Label], Place]:
         """A call's labels and place once what the session knows of its container is applied
         (``own``: the labels its arguments gave it): no private label for a read of a public
-        one (rule 3); no checkout of a container not read from before (rule 4)."""
+        one (rule 3); no checkout of a container not read from before (rule 5)."""
         if not place.container:
             return labels, place
         if self._reads_public(capability, place.container):
@@ -67,17 +69,20 @@ class Containers:
             _keep_latest(self._read)
         return labels, place
 
-    def learn(self, capability: Capability, documents: Sequence[JSON]) -> None:
+    def learn(self, capability: Capability, documents: Sequence[JSON]) -> bool:
         """Take in what a result of ``capability`` (its JSON ``documents``) says of its
-        server's containers."""
+        server's containers; whether it shows public ones only (rule 4)."""
+        said = []
         for listing in self._listings(capability, "listed_by"):
             for record in (r for document in documents for r in json_objects(document)):
                 for name, public in _visibilities(record, listing):
+                    said.append(public)
                     key = (capability.server, name)
                     self._public.pop(key, None)
                     if public:
                         self._public[key] = None
         _keep_latest(self._public)
+        return bool(said) and all(said)
 
     def _reads_public(self, capability: Capability, container: Container) -> bool:
         """Whether the call reads a container known to be public, with a tool whose private

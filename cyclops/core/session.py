@@ -240,6 +240,8 @@ class Session:
         if call_labels is None:
             return
         capability = self._prov.capability(index)
+        if capability is not None and self._containers.learn(capability, result.documents):
+            call_labels -= {Label.SENSITIVE}  # it shows public repositories only
         listing = capability is not None and capability.tool == LISTING
         facts = self._labeller.read_result(
             call_labels, result.texts, listing=listing, documents=result.documents
@@ -251,7 +253,6 @@ class Session:
         )
         if capability is not None:
             self._labeller.learn_from_result(capability, facts.labels)
-            self._containers.learn(capability, result.documents)
             if Label.SENSITIVE in facts.labels:
                 self._prov.set_audience(index, self._labeller.audience(capability.server, result))
         self._prov.add_result(index, facts.labels, result, facts.secrets)

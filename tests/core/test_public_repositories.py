@@ -131,3 +131,33 @@ def test_a_gitlab_project_listed_as_public_holds_no_private_data(
         step("gitlab", "get_file_contents", {"project_id": project, "file_path": "README.md"}),
     ]
     assert (Label.SENSITIVE in play(prevent, steps)[-1].labels) is private
+
+
+SNIPPET = "async with streamablehttp_client(url) as (read_stream, write_stream, get_session_id):"
+
+
+def code_search(*private: bool) -> Step:
+    items = [
+        {
+            "path": f"src/client{i}.py",
+            "repository": {"full_name": f"octo/client{i}", "private": hidden},
+            "text_matches": [{"fragment": f"{SNIPPET} # {i}"}],
+        }
+        for i, hidden in enumerate(private)
+    ]
+    return step(
+        "github", "search_code", {"q": "streamablehttp_client"}, json.dumps({"items": items})
+    )
+
+
+@pytest.mark.parametrize(
+    ("private", "action"),
+    [((False, False), Action.ALLOW), ((False, True), Action.DENY), ((), Action.DENY)],
+    ids=["every hit public", "one hit private", "no repository shown"],
+)
+def test_code_found_only_in_public_repositories_is_no_private_data(
+    prevent: Session, private: tuple[bool, ...], action: Action
+) -> None:
+    found = code_search(*private) if private else step("github", "search_code", {"q": "x"}, SNIPPET)
+    steps = [page(), found, post({"channel_id": "C1", "text": f"Example: {SNIPPET}"})]
+    assert play(prevent, steps)[-1].action is action
