@@ -19,6 +19,7 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -248,7 +249,7 @@ class Labeller:
                     return True
                 candidates = [leaf.value]
             elif rule.word_keys.matches(leaf.key):
-                candidates = leaf.value.split()
+                candidates = _command_words(leaf.value)
             else:
                 continue
             for candidate in candidates:
@@ -394,3 +395,13 @@ def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgP
             )
             if spans:
                 yield leaf.path, spans
+
+
+_SHELL_PUNCTUATION = re.compile(r"""[\s"'`()<>|;&=,]+|\$\(|(?<![\w])@""")
+
+
+def _command_words(command: str) -> list[str]:
+    """The words of a command line or a script that may be paths: cut at whitespace, quotes,
+    parentheses, redirections, separators and ``=`` (``"$(cat ~/.docker/config.json)"``,
+    ``open('~/.aws/credentials')``, ``--key-file=k.pem``, curl's ``-F f=@id_rsa``)."""
+    return [word for word in _SHELL_PUNCTUATION.split(command) if word]
