@@ -293,3 +293,9 @@ def test_a_call_names_its_checkouts_and_local_directories(
     capability = Capability(*tool.split("/"))
     place = labeller.place(capability, args, labeller.argument_labels(capability, args))
     assert (place.checkouts, place.directories) == (checkouts, directories)
+
+
+def test_a_branch_named_after_the_issue_it_fixes_is_no_leak(prevent: Session) -> None:
+    arguments = {"owner": "acme", "repo": "billing", "branch": "fix-42-refunds-counted-twice"}
+    branch = step("github", "create_branch", arguments, "ok")
+    assert play(prevent, [issue(), read_code(), branch])[-1].action is Action.ALLOW

@@ -563,3 +563,24 @@ def test_content_that_tells_the_agent_what_to_remember_addresses_it(
     patterns: Patterns, text: str, instructed: bool
 ) -> None:
     assert Labeller(patterns).read_result(frozenset({U}), [text]).instructed is instructed
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "expected"),
+    [
+        # names and notes everyone who reads the repository or the channel sees
+        ("github", "create_branch", {E}),
+        ("github", "create_release", {E}),
+        ("github", "add_issue_labels", {E}),
+        ("slack", "slack_set_channel_topic", {E}),
+        ("slack", "set_status", {E}),
+        # reading them sends nothing
+        ("github", "list_labels", set()),
+        ("github", "list_releases", set()),
+        ("github", "list_branches", set()),
+    ],
+)
+def test_writes_others_see_are_egress_and_their_reads_are_not(
+    patterns: Patterns, server: str, tool: str, expected: set[Label]
+) -> None:
+    assert set(Labeller(patterns).static_labels(Capability(server, tool))) == expected
