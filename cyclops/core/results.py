@@ -120,7 +120,8 @@ def _fields_of_text(text: str) -> tuple[tuple[str, str], ...]:
 
 def _fields(obj: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """Top-level keys whose values are strings, or lists and objects of strings two deep at
-    most (an address, a list of them, ``{"name": ..., "email": ...}``), with the values as JSON;
+    most (an address, a list of them, ``{"name": ..., "email": ...}``, flags and numbers beside
+    them: ``{"email": ..., "self": true}``), with the values as JSON;
     up to ``_MAX_FIELDS_TEXT`` characters in all (every structured result passes here)."""
     found, size = [], 0
     for key, value in obj.items():
@@ -136,6 +137,8 @@ def _fields(obj: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
 def _plain(value: object, depth: int) -> bool:
     if isinstance(value, str):
         return True
+    if depth < 2 and (value is None or isinstance(value, bool | int | float)):
+        return True  # a flag beside an address (``{"email": ..., "self": true}``)
     if depth == 0 or not isinstance(value, list | Mapping):
         return False
     items = value.values() if isinstance(value, Mapping) else value
