@@ -18,9 +18,10 @@ repository with its visibility (``{"full_name": "octo/tool", "private": false}``
 4. A result of those tools that shows containers, every one of them public (a code search
    whose hits all come from public repositories), is no private data either.
 5. A local checkout of a container (a directory named as its ``checkout_keys`` say:
-   ``~/work/cli`` for the repository ``cli``) is the container's only once the session has
-   read from that container (an issue, a file: the user works there). A name says nothing of
-   the owner: ``mallory/cli`` is not where ``~/work/cli`` came from.
+   ``~/work/cli`` for the repository ``cli``) is the container's, for a call that writes there,
+   only once the session has read from that container (an issue, a file: the user works
+   there). A name says nothing of the owner: ``mallory/cli`` is not where ``~/work/cli`` came
+   from. A read names its container itself.
 6. The latest ``MAX_KNOWN`` containers of each kind are kept; one forgotten is private again,
    and not worked in.
 """
@@ -61,8 +62,8 @@ class Containers:
         if self._reads_public(capability, place.container):
             labels -= {Label.SENSITIVE} - own
         key = (capability.server, place.container)
-        if place.checkouts and key not in self._read:
-            place = replace(place, checkouts=frozenset())
+        if place.checkouts and key not in self._read and not labels & _READS:
+            place = replace(place, checkouts=frozenset())  # a write; a read names its own
         if labels & _READS:
             self._read.pop(key, None)
             self._read[key] = None

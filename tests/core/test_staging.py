@@ -360,3 +360,12 @@ def test_a_push_sends_no_private_file_unless_one_was_staged_under_it(
     issue8 = step("github", "get_issue", {"owner": "acme", "repo": "site", "issue_number": 8})
     decisions = play(prevent, [replace(issue8, result=STAGE_ISSUE), *steps])
     assert all(d.action is Action.ALLOW for d in decisions)
+
+
+def test_a_file_read_first_from_the_checkouts_repository_goes_back_with_the_push(
+    prevent: Session,
+) -> None:
+    # The read names the repository itself: it needs no earlier read to be the checkout's.
+    page = step("fetch", "fetch", {"url": "https://docs.example.org/settings"}, ISSUE)
+    steps = [page, github_file("site", CODE), write(f"{REPO}/src/settings.py", CODE), push()]
+    assert last(prevent, steps).action is Action.ALLOW
