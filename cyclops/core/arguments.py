@@ -14,11 +14,13 @@ from .types import JSON, ArgPath
 __all__ = [
     "ArgLeaf",
     "command_hosts",
+    "command_words",
     "cut_out",
     "emails_in",
     "hosts_in",
     "json_strings",
     "leaves",
+    "local_directories",
     "local_path",
     "parent_domains",
     "registrable_domain",
@@ -140,6 +142,16 @@ def local_path(value: str) -> str | None:
     if not _LOCAL_PATH.fullmatch(path):
         return None
     return path.rstrip("/") or "/"
+
+
+def local_directories(args: Sequence[ArgLeaf]) -> Iterator[str]:
+    """The directory names (case-folded) of the absolute local paths among the arguments."""
+    for leaf in args:
+        value = leaf.value.strip().replace("\\", "/")
+        if local_path(value) is not None:
+            for name in value.split("/")[:-1]:
+                if name not in ("", ".", "..", "~") and not name.endswith(":"):
+                    yield name.casefold()
 
 
 def emails_in(value: str) -> set[str]:
@@ -335,3 +347,13 @@ def cut_out(value: str, spans: Iterable[tuple[int, int]]) -> tuple[str, str]:
         return value, ""
     kept.append(value[at:])
     return " ".join(kept), "\n".join(cut)
+
+
+_SHELL_PUNCTUATION = re.compile(r"""[\s"'`()<>|;&=,]+|\$\(|(?<![\w])@""")
+
+
+def command_words(command: str) -> list[str]:
+    """The words of a command line or a script that may be paths: cut at whitespace, quotes,
+    parentheses, redirections, separators and ``=`` (``"$(cat ~/.docker/config.json)"``,
+    ``open('~/.aws/credentials')``, ``--key-file=k.pem``, curl's ``-F f=@id_rsa``)."""
+    return [word for word in _SHELL_PUNCTUATION.split(command) if word]

@@ -19,12 +19,20 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
-from .arguments import ArgLeaf, command_hosts, emails_in, hosts_in, local_path, starts_with_url
+from .arguments import (
+    ArgLeaf,
+    command_hosts,
+    command_words,
+    emails_in,
+    hosts_in,
+    local_directories,
+    local_path,
+    starts_with_url,
+)
 from .audience import message_audience
 from .canon import as_read
 from .matches import CallShape
@@ -199,7 +207,7 @@ class Labeller:
         if Label.SENSITIVE in arg_labels.labels:
             return Place()
         paths = frozenset(filter(None, (local_path(leaf.value) for leaf in args)))
-        return Place(directories=frozenset(_directories(args)), paths=paths)
+        return Place(directories=frozenset(local_directories(args)), paths=paths)
 
     def audience(self, server: str, result: ToolResult) -> frozenset[str]:
         """The addresses a result of ``server`` that is one message was from and to, by its
@@ -249,7 +257,7 @@ class Labeller:
                     return True
                 candidates = [leaf.value]
             elif rule.word_keys.matches(leaf.key):
-                candidates = _command_words(leaf.value)
+                candidates = command_words(leaf.value)
             else:
                 continue
             for candidate in candidates:
@@ -338,7 +346,8 @@ class Labeller:
         alike."""
         found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
-        if any(found) or holds_value_under(documents, self._is_sensitive_key):
+        keys = self._is_sensitive_key  # looked for only when nothing else made it private
+        if any(found) or (Label.SENSITIVE not in labels and holds_value_under(documents, keys)):
             labels.add(Label.SENSITIVE)
         shown = [form for text in texts for form in as_read(text)]
         markers = self._listing_markers if listing else self._markers
@@ -374,16 +383,6 @@ def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
     return (joined,) if joined is not None else regexes
 
 
-def _directories(args: Sequence[ArgLeaf]) -> Iterator[str]:
-    """The directory names (case-folded) of the absolute local paths among the arguments."""
-    for leaf in args:
-        value = leaf.value.strip().replace("\\", "/")
-        if local_path(value) is not None:
-            for name in value.split("/")[:-1]:
-                if name not in ("", ".", "..", "~") and not name.endswith(":"):
-                    yield name.casefold()
-
-
 def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgPath, Spans]]:
     """The spans the rule's locator regexes match in the values under its keys."""
     if not rule.locator_regexes:
@@ -395,13 +394,3 @@ def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgP
             )
             if spans:
                 yield leaf.path, spans
-
-
-_SHELL_PUNCTUATION = re.compile(r"""[\s"'`()<>|;&=,]+|\$\(|(?<![\w])@""")
-
-
-def _command_words(command: str) -> list[str]:
-    """The words of a command line or a script that may be paths: cut at whitespace, quotes,
-    parentheses, redirections, separators and ``=`` (``"$(cat ~/.docker/config.json)"``,
-    ``open('~/.aws/credentials')``, ``--key-file=k.pem``, curl's ``-F f=@id_rsa``)."""
-    return [word for word in _SHELL_PUNCTUATION.split(command) if word]
