@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 from .results import json_objects
 from .rules import PublicListing
@@ -94,7 +94,9 @@ class Containers:
         known = (capability.server, name) in self._public
         return known and next(self._listings(capability, "reads"), None) is not None
 
-    def _listings(self, capability: Capability, tools: str) -> Iterator[PublicListing]:
+    def _listings(
+        self, capability: Capability, tools: Literal["listed_by", "reads"]
+    ) -> Iterator[PublicListing]:
         """The public listings of the server's roles whose ``tools`` globs match the call."""
         names = None
         for role in self._labeller.roles_of(capability.server):

@@ -47,6 +47,8 @@ __all__ = [
 ]
 
 SUPPORTED_VERSION = 1
+_Regexes = tuple[SafeRegex, ...]
+_Groups = tuple[frozenset[str], ...]
 _LABELS = [label.value for label in Label]
 _FLOW_ACTIONS = list(Action)
 _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
@@ -61,9 +63,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
     if version != SUPPORTED_VERSION:
         top.fail("version", version, "unsupported version", f"use version = {SUPPORTED_VERSION}")
     verbs, poisoning, file_requests, verb_groups = _tools(top.table("tools", {}))
-    results = top.table("results", {})
-    sensitive_keys = _globs(results, "sensitive_keys")  # read before _results finishes the table
-    markers, addressing, requests = _results(results)
+    markers, addressing, requests, sensitive_keys = _results(top.table("results", {}))
     patterns = Patterns(
         source=source,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
@@ -244,8 +244,8 @@ def _service_commands(table: TableReader) -> dict[str, str]:
     return found
 
 
-def _results(table: TableReader) -> tuple[tuple[SafeRegex, ...], ...]:
-    """``[results]``: its untrusted markers, address markers and request markers."""
+def _results(table: TableReader) -> tuple[_Regexes, _Regexes, _Regexes, GlobSet]:
+    """``[results]``: its untrusted, address and request markers, and its sensitive keys."""
     markers = _regexes(table, "untrusted_markers")
     addressing = _regexes(table, "address_markers")
     requests = _regexes(table, "request_markers")
@@ -253,12 +253,9 @@ def _results(table: TableReader) -> tuple[tuple[SafeRegex, ...], ...]:
         if not request.marks("verb"):
             fix = "mark the verb asked for with (?P<verb>...), as in '(?i)please (?P<verb>[a-z]+)'"
             table.fail("request_markers", request.pattern, "no group named verb", fix)
+    sensitive_keys = _globs(table, "sensitive_keys")
     table.finish()
-    return markers, addressing, requests
-
-
-_Regexes = tuple[SafeRegex, ...]
-_Groups = tuple[frozenset[str], ...]
+    return markers, addressing, requests, sensitive_keys
 
 
 def _tools(table: TableReader) -> tuple[frozenset[str], _Regexes, _Regexes, _Groups]:
