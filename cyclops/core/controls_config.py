@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .convert import globs, path_globs
 from .ratelimit import RateRule
-from .regex import GlobSet, PathGlob, PathGlobSet, RegexError, normalize_path
+from .regex import GlobSet, PathGlobSet, normalize_path
 from .tomlreader import TableReader
 from .types import Action
 
@@ -74,13 +75,6 @@ def _action(table: TableReader, key: str, default: Action) -> Action:
     return Action(table.string(key, default.value, choices=ACTIONS))
 
 
-def _globs(table: TableReader, key: str, default: tuple[str, ...] = ()) -> GlobSet:
-    try:
-        return GlobSet(table.strings(key, default))
-    except RegexError as exc:
-        table.fail(key, table.strings(key, default), f"bad glob: {exc}", "check [ ] pairs")
-
-
 def parse_controls(table: TableReader) -> Controls:
     secret_actions = table.table("secret_actions", {})
     names = secret_actions.names()
@@ -109,8 +103,8 @@ def parse_controls(table: TableReader) -> Controls:
 
 def _destinations(table: TableReader) -> DestinationRules:
     rules = DestinationRules(
-        allow=_globs(table, "allow"),
-        deny=_globs(table, "deny"),
+        allow=globs(table, "allow"),
+        deny=globs(table, "deny"),
         action=_action(table, "action", Action.DENY),
         ssrf_guard=table.boolean("ssrf_guard", False),
         ssrf_action=_action(table, "ssrf_action", Action.DENY),
@@ -120,21 +114,16 @@ def _destinations(table: TableReader) -> DestinationRules:
 
 
 def _path_scope(table: TableReader) -> PathScope:
-    try:
-        sensitive = PathGlobSet(tuple(PathGlob(g) for g in table.strings("sensitive", ())))
-    except RegexError as exc:
-        globs = table.strings("sensitive", ())
-        table.fail("sensitive", globs, f"bad path glob: {exc}", "check [ ] pairs")
     roots = table.strings("roots", ())
     for root in roots:
         if not normalize_path(root).startswith("/"):
             table.fail("roots", root, "a root must be an absolute path", "write it from / (no ~)")
     scope = PathScope(
-        servers=_globs(table, "servers", ("*",)),
+        servers=globs(table, "servers", ("*",)),
         roots=tuple(normalize_path(r).rstrip("/") or "/" for r in roots),
-        keys=_globs(table, "keys", DEFAULT_PATH_KEYS),
+        keys=globs(table, "keys", DEFAULT_PATH_KEYS),
         outside_action=_action(table, "outside_action", Action.DENY),
-        sensitive=sensitive,
+        sensitive=path_globs(table, "sensitive"),
         sensitive_action=_action(table, "sensitive_action", Action.ASK),
     )
     table.finish()
@@ -144,8 +133,8 @@ def _path_scope(table: TableReader) -> PathScope:
 def _tool_rule(table: TableReader) -> ToolRule:
     rule = ToolRule(
         id=table.string("id"),
-        servers=_globs(table, "servers", ("*",)),
-        tools=_globs(table, "tools"),
+        servers=globs(table, "servers", ("*",)),
+        tools=globs(table, "tools"),
         action=_action(table, "action", Action.DENY),
     )
     if not rule.tools:
@@ -157,8 +146,8 @@ def _tool_rule(table: TableReader) -> ToolRule:
 def _rate(table: TableReader) -> RateRule:
     rule = RateRule(
         id=table.string("id"),
-        servers=_globs(table, "servers", ("*",)),
-        tools=_globs(table, "tools", ("*",)),
+        servers=globs(table, "servers", ("*",)),
+        tools=globs(table, "tools", ("*",)),
         calls=table.integer("calls", minimum=1),
         seconds=table.number("seconds", minimum=0.001),
         per_session=table.boolean("per_session", False),

@@ -30,7 +30,7 @@ Rules:
 
 from __future__ import annotations
 
-from collections import OrderedDict, defaultdict, deque
+from collections import Counter, OrderedDict, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -115,6 +115,7 @@ class LeakLedger:
         self._flowed_values: dict[str, set[str]] = defaultdict(set)
         self._last: dict[str, dict[int, IntervalSet]] = {}
         self._sent: OrderedDict[str, deque[tuple[str, ...]]] = OrderedDict()
+        self._secrets: Counter[str] = Counter()
 
     def measure(
         self,
@@ -202,14 +203,19 @@ class LeakLedger:
         self._flowed[destination] |= leak.significant
         self._flowed_values[destination] |= leak.values
 
-    def leaked_by_destination(self) -> dict[str, int]:
-        totals = {}
+    def secret_sent(self, destination: str, count: int) -> None:
+        """Record ``count`` bytes of recognised secrets (secret egress) sent to ``destination``."""
+        if count:
+            self._secrets[destination] += count
+
+    def leaked_by_destination(self) -> Counter[str]:
+        totals = Counter(self._secrets)
         for destination, families in self._flowed.items():
             received = self._all[destination].bytes
             values = self._values.get(destination, set()) & self._flowed_values[destination]
             total = sum(received.get(f, 0) for f in families) + sum(len(v) for v in values)
             if total:
-                totals[destination] = total
+                totals[destination] += total
         return totals
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from typing import Any
 
-from .checks import CHECKS, Check
 from .controls_config import parse_controls
-from .regex import Glob, GlobSet, PathGlob, PathGlobSet, RegexError, SafeRegex
+from .convert import check, globs, labels, path_globs, regex, regexes
+from .regex import GlobSet, SafeRegex
+from .roles_config import parse_roles
 from .rules import (
     ArgumentRule,
     EgressRules,
@@ -25,12 +25,11 @@ from .rules import (
     Limits,
     Patterns,
     ProvenanceSettings,
-    PublicListing,
     Role,
     SecretRule,
 )
 from .tomlreader import TableReader, parse_toml
-from .types import Action, FlowClass, Label
+from .types import Action, FlowClass
 
 __all__ = [
     "ArgumentRule",
@@ -49,9 +48,7 @@ __all__ = [
 SUPPORTED_VERSION = 1
 _Regexes = tuple[SafeRegex, ...]
 _Groups = tuple[frozenset[str], ...]
-_LABELS = [label.value for label in Label]
 _FLOW_ACTIONS = list(Action)
-_FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 _HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,63}")
 
 
@@ -67,7 +64,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
     patterns = Patterns(
         source=source,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
-        roles=_roles(top.table("roles", {})),
+        roles=parse_roles(top.table("roles", {})),
         arguments=tuple(_argument_rule(t) for t in top.tables("arguments")),
         egress=_egress(top.table("egress", {})),
         untrusted_markers=markers,
@@ -100,113 +97,20 @@ def _check_secret_actions(controls: TableReader, patterns: Patterns) -> None:
             )
 
 
-# -- small converters ---------------------------------------------------------------------------
-
-
-def _regex(reader: TableReader, key: str, pattern: str) -> SafeRegex:
-    try:
-        return SafeRegex(pattern)
-    except RegexError as exc:
-        reader.fail(
-            key, pattern, str(exc), "write an RE2 regex (no look-arounds or back-references)"
-        )
-
-
-def _regexes(reader: TableReader, key: str) -> tuple[SafeRegex, ...]:
-    return tuple(_regex(reader, key, p) for p in reader.strings(key, ()))
-
-
-def _globs(reader: TableReader, key: str, default: tuple[str, ...] = ()) -> GlobSet:
-    try:
-        return GlobSet(reader.strings(key, default))
-    except RegexError as exc:
-        reader.fail(key, reader.strings(key, default), f"bad glob: {exc}", "check [ ] pairs")
-
-
-def _path_globs(reader: TableReader, key: str) -> PathGlobSet:
-    try:
-        return PathGlobSet(tuple(PathGlob(g) for g in reader.strings(key, ())))
-    except RegexError as exc:
-        reader.fail(key, reader.strings(key, ()), f"bad path glob: {exc}", "check [ ] pairs")
-
-
-def _labels(reader: TableReader, key: str, value: Any | None = None) -> frozenset[Label]:
-    items = reader.strings(key) if value is None else value
-    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
-        reader.fail(key, items, "expected a list of labels", f"use a list of: {', '.join(_LABELS)}")
-    for item in items:
-        if item not in _LABELS:
-            reader.fail(key, item, "unknown label", f"use one of: {', '.join(_LABELS)}")
-    return frozenset(Label(i) for i in items)
-
-
-def _check(reader: TableReader) -> Check | None:
-    name = reader.string("check", None, choices=sorted(CHECKS))
-    return CHECKS[name] if name is not None else None
-
-
 # -- sections -----------------------------------------------------------------------------------
-
-
-def _roles(table: TableReader) -> tuple[Role, ...]:
-    roles = []
-    for name in table.names():
-        role = table.table(name)
-        tools = role.table("tools", {})
-        rules = []
-        for glob in tools.names():
-            try:
-                compiled = Glob(glob)
-            except RegexError as exc:
-                tools.fail(glob, glob, f"bad tool glob: {exc}", "check [ ] pairs")
-            rules.append((compiled, _labels(tools, glob, tools.strings(glob))))
-        tools.finish()
-        servers, signatures = _globs(role, "servers"), _globs(role, "signatures")
-        containers, hosts = _globs(role, "container_keys"), _globs(role, "hosts")
-        fields = _field_names(role, "sender_fields"), _field_names(role, "recipient_fields")
-        checkouts = _globs(role, "checkout_keys")
-        public = _public_listing(role.table("public")) if role.has("public") else None
-        found = (containers, hosts, *fields, checkouts, public)
-        roles.append(Role(name, servers, tuple(rules), signatures, *found))
-        role.finish()
-    table.finish()
-    return tuple(roles)
-
-
-def _public_listing(table: TableReader) -> PublicListing:
-    listing = PublicListing(
-        listed_by=_globs(table, "listed_by"),
-        name_fields=tuple(table.strings("name_fields")),
-        private_field=table.string("private_field", None),
-        visibility_field=table.string("visibility_field", None),
-        reads=_globs(table, "reads"),
-    )
-    if listing.private_field is None and listing.visibility_field is None:
-        why = "nothing would say a container is public"
-        table.fail("private_field", None, why, "give private_field or visibility_field")
-    table.finish()
-    return listing
-
-
-def _field_names(reader: TableReader, key: str) -> tuple[str, ...]:
-    names = reader.strings(key, ())
-    for name in names:
-        if not _FIELD_NAME.fullmatch(name):
-            reader.fail(key, name, "not a header field name", "use letters, digits, - and _")
-    return tuple(name.casefold() for name in names)
 
 
 def _argument_rule(rule: TableReader) -> ArgumentRule:
     parsed = ArgumentRule(
         id=rule.string("id"),
-        keys=_globs(rule, "keys"),
-        tools=_globs(rule, "tools", ("*",)),
-        path_globs=_path_globs(rule, "path_globs"),
-        labels=_labels(rule, "labels"),
-        word_keys=_globs(rule, "word_keys"),
-        value_regexes=_regexes(rule, "value_regexes"),
-        locator_regexes=_regexes(rule, "locator_regexes"),
-        except_globs=_path_globs(rule, "except_globs"),
+        keys=globs(rule, "keys"),
+        tools=globs(rule, "tools", ("*",)),
+        path_globs=path_globs(rule, "path_globs"),
+        labels=labels(rule, "labels"),
+        word_keys=globs(rule, "word_keys"),
+        value_regexes=regexes(rule, "value_regexes"),
+        locator_regexes=regexes(rule, "locator_regexes"),
+        except_globs=path_globs(rule, "except_globs"),
     )
     if not parsed.path_globs and not parsed.value_regexes:
         why = "an argument rule needs path globs or value regexes"
@@ -217,10 +121,10 @@ def _argument_rule(rule: TableReader) -> ArgumentRule:
 
 def _egress(table: TableReader) -> EgressRules:
     rules = EgressRules(
-        allow_hosts=_globs(table, "allow_hosts", ("localhost", "127.0.0.1", "::1")),
-        url_keys=_globs(table, "url_keys", ("*url*", "*uri*")),
-        url_labels=_labels(table, "url_labels", table.strings("url_labels", ["egress"])),
-        destination_keys=_globs(table, "destination_keys", ("to", "url", "recipient*")),
+        allow_hosts=globs(table, "allow_hosts", ("localhost", "127.0.0.1", "::1")),
+        url_keys=globs(table, "url_keys", ("*url*", "*uri*")),
+        url_labels=labels(table, "url_labels", table.strings("url_labels", ["egress"])),
+        destination_keys=globs(table, "destination_keys", ("to", "url", "recipient*")),
         network_commands=frozenset(table.strings("network_commands", ())),
         lookup_commands=frozenset(table.strings("lookup_commands", ())),
         web_commands=frozenset(table.strings("web_commands", ())),
@@ -246,14 +150,14 @@ def _service_commands(table: TableReader) -> dict[str, str]:
 
 def _results(table: TableReader) -> tuple[_Regexes, _Regexes, _Regexes, GlobSet]:
     """``[results]``: its untrusted, address and request markers, and its sensitive keys."""
-    markers = _regexes(table, "untrusted_markers")
-    addressing = _regexes(table, "address_markers")
-    requests = _regexes(table, "request_markers")
+    markers = regexes(table, "untrusted_markers")
+    addressing = regexes(table, "address_markers")
+    requests = regexes(table, "request_markers")
     for request in requests:
         if not request.marks("verb"):
             fix = "mark the verb asked for with (?P<verb>...), as in '(?i)please (?P<verb>[a-z]+)'"
             table.fail("request_markers", request.pattern, "no group named verb", fix)
-    sensitive_keys = _globs(table, "sensitive_keys")
+    sensitive_keys = globs(table, "sensitive_keys")
     table.finish()
     return markers, addressing, requests, sensitive_keys
 
@@ -264,8 +168,8 @@ def _tools(table: TableReader) -> tuple[frozenset[str], _Regexes, _Regexes, _Gro
     for verb in verbs:
         if not re.fullmatch(r"[a-z]+", verb):
             table.fail("verbs", verb, "not one lower-case word", 'write a verb such as "send"')
-    poisoning = _regexes(table, "poisoning_markers")
-    requests = _regexes(table, "file_requests")
+    poisoning = regexes(table, "poisoning_markers")
+    requests = regexes(table, "file_requests")
     groups_table = table.table("verb_groups", {})
     groups = []
     for name in groups_table.names():
@@ -287,11 +191,11 @@ def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:
         rule = SecretRule(
             id=table.string("id"),
             description=table.string("description", ""),
-            regex=_regex(table, "regex", table.string("regex")),
+            regex=regex(table, "regex", table.string("regex")),
             keywords=tuple(k.lower() for k in table.strings("keywords", ())),
             min_entropy=table.number("min_entropy", 0.0),
-            check=_check(table),
-            hosts=_globs(table, "hosts") if table.has("hosts") else None,
+            check=check(table),
+            hosts=globs(table, "hosts") if table.has("hosts") else None,
         )
         if rule.id in seen:
             table.fail("id", rule.id, "duplicate secret rule id", "give every rule its own id")
@@ -307,8 +211,8 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         high_value.append(
             HighValueRule(
                 rule.string("id"),
-                _regex(rule, "regex", rule.string("regex")),
-                _check(rule),
+                regex(rule, "regex", rule.string("regex")),
+                check(rule),
                 rule.boolean("steers", False),
             )
         )
@@ -330,16 +234,16 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         max_sources_per_fingerprint=table.integer(
             "max_sources_per_fingerprint", defaults.max_sources_per_fingerprint, minimum=1
         ),
-        opaque_id_keys=_globs(table, "opaque_id_keys"),
-        opaque_ids=tuple(_regex(table, "opaque_ids", p) for p in opaque),
+        opaque_id_keys=globs(table, "opaque_id_keys"),
+        opaque_ids=tuple(regex(table, "opaque_ids", p) for p in opaque),
         # Multi-line: the index checks many tokens at once, one per line.
         opaque_id=SafeRegex("(?im)" + "|".join(f"(?:{p})" for p in opaque)) if opaque else None,
         high_value=tuple(high_value),
-        private_value_keys=_globs(table, "private_value_keys"),
+        private_value_keys=globs(table, "private_value_keys"),
         min_private_value=table.integer("min_private_value", defaults.min_private_value, minimum=4),
-        write_tools=_globs(table, "write_tools"),
-        push_tools=_globs(table, "push_tools"),
-        stage_tools=_globs(table, "stage_tools"),
+        write_tools=globs(table, "write_tools"),
+        push_tools=globs(table, "push_tools"),
+        stage_tools=globs(table, "stage_tools"),
     )
     table.finish()
     return settings
@@ -384,7 +288,7 @@ def _flows(table: TableReader) -> dict[FlowClass, FlowPolicy]:
         instructions = flow.boolean("instructions_as_data", default.instructions_as_data)
         instruction_only = default.instruction_only_tools
         if FlowClass(name) is FlowClass.EXCESSIVE_AGENCY:
-            instruction_only = _globs(flow, "instruction_only_tools")
+            instruction_only = globs(flow, "instruction_only_tools")
         policies[FlowClass(name)] = FlowPolicy(
             Action(action), require, untrusted, instructions, instruction_only
         )

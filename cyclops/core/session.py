@@ -110,7 +110,6 @@ class Session:
         self._errors = 0
         self._counts: Counter[Label | FlowClass | ControlKind] = Counter()
         self._control_events: deque[ControlEvent] = deque(maxlen=MAX_CONTROL_EVENTS)
-        self._secrets_leaked: Counter[str] = Counter()
         self._blocked = 0
 
     @property
@@ -361,24 +360,18 @@ class Session:
                 self._ledger.add(destination, hits, draft.sources)
             if Label.EGRESS in decision.labels:
                 self._ledger.sent(destination, (p for m in draft.view.matches for p in m.payloads))
-            for flow in decision.flows:
-                if flow.flow_class is not FlowClass.SECRET_EGRESS:
-                    continue
-                if decision.action is Action.REDACT:
-                    self._blocked += flow.leaked_bytes
-                else:
-                    self._secrets_leaked[destination] += flow.leaked_bytes
+            if decision.action is Action.REDACT:
+                self._blocked += _secret_bytes(decision.flows)
+            else:
+                self._ledger.secret_sent(destination, _secret_bytes(decision.flows))
         else:
-            secret = sum(
-                f.leaked_bytes for f in decision.flows if f.flow_class is FlowClass.SECRET_EGRESS
-            )
-            self._blocked += leak.call_bytes + secret
+            self._blocked += leak.call_bytes + _secret_bytes(decision.flows)
 
     # -- the verdict ----------------------------------------------------------------------------
 
     def verdict(self) -> Verdict:
         prov, files = self._prov, self._staging.evicted_files
-        leaked = Counter(self._ledger.leaked_by_destination()) + self._secrets_leaked
+        leaked = self._ledger.leaked_by_destination()
         metrics = Metrics.counted(
             self._next, self._actions, self._counts, asked=self._asked, errors=self._errors
         )
@@ -401,3 +394,7 @@ class Session:
 
 def _reasons(findings: Sequence[Finding], controls: Sequence[ControlFinding]) -> tuple[Reason, ...]:
     return ((Reason.TOXIC_FLOW,) if findings else ()) + ((Reason.CONTROL,) if controls else ())
+
+
+def _secret_bytes(flows: Iterable[Flow]) -> int:
+    return sum(f.leaked_bytes for f in flows if f.flow_class is FlowClass.SECRET_EGRESS)

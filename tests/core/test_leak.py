@@ -119,6 +119,16 @@ def test_only_results_that_made_a_flow_count_as_leaked() -> None:
     assert ledger.leaked_by_destination() == {"a.example": 28}
 
 
+def test_secrets_sent_add_to_what_a_destination_leaked() -> None:
+    ledger = LeakLedger(LeakSettings())
+    leak = ledger.measure("a.example", [hit(1, 6, 34)], SOURCES)
+    ledger.add("a.example", [hit(1, 6, 34)], SOURCES)
+    ledger.flowed("a.example", leak)
+    ledger.secret_sent("a.example", 40)
+    ledger.secret_sent("b.example", 0)
+    assert ledger.leaked_by_destination() == {"a.example": 68}
+
+
 def test_a_high_value_value_inside_a_counted_span_is_not_counted_again() -> None:
     value = Hit(1, 1, S, HitKind.HIGH_VALUE, value="tok9fq2")
     ledger = LeakLedger(LeakSettings())

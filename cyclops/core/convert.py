@@ -1,0 +1,72 @@
+"""Converters from a patterns.toml value to its compiled form, refusing what cannot compile.
+
+Each takes the :class:`~cyclops.core.tomlreader.TableReader` the value sits in, so that a refusal
+names the file, the key, the value and the fix.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .checks import CHECKS, Check
+from .regex import GlobSet, PathGlob, PathGlobSet, RegexError, SafeRegex
+from .tomlreader import TableReader
+from .types import Label
+
+__all__ = ["check", "field_names", "globs", "labels", "path_globs", "regex", "regexes"]
+
+_LABELS = [label.value for label in Label]
+_FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+
+
+def regex(reader: TableReader, key: str, pattern: str) -> SafeRegex:
+    try:
+        return SafeRegex(pattern)
+    except RegexError as exc:
+        reader.fail(
+            key, pattern, str(exc), "write an RE2 regex (no look-arounds or back-references)"
+        )
+
+
+def regexes(reader: TableReader, key: str) -> tuple[SafeRegex, ...]:
+    return tuple(regex(reader, key, p) for p in reader.strings(key, ()))
+
+
+def globs(reader: TableReader, key: str, default: tuple[str, ...] = ()) -> GlobSet:
+    try:
+        return GlobSet(reader.strings(key, default))
+    except RegexError as exc:
+        reader.fail(key, reader.strings(key, default), f"bad glob: {exc}", "check [ ] pairs")
+
+
+def path_globs(reader: TableReader, key: str) -> PathGlobSet:
+    try:
+        return PathGlobSet(tuple(PathGlob(g) for g in reader.strings(key, ())))
+    except RegexError as exc:
+        reader.fail(key, reader.strings(key, ()), f"bad path glob: {exc}", "check [ ] pairs")
+
+
+def labels(reader: TableReader, key: str, value: Any | None = None) -> frozenset[Label]:
+    """The labels listed under ``key`` (or ``value``, when the caller already holds it)."""
+    items = reader.strings(key) if value is None else value
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+        reader.fail(key, items, "expected a list of labels", f"use a list of: {', '.join(_LABELS)}")
+    for item in items:
+        if item not in _LABELS:
+            reader.fail(key, item, "unknown label", f"use one of: {', '.join(_LABELS)}")
+    return frozenset(Label(i) for i in items)
+
+
+def check(reader: TableReader) -> Check | None:
+    name = reader.string("check", None, choices=sorted(CHECKS))
+    return CHECKS[name] if name is not None else None
+
+
+def field_names(reader: TableReader, key: str) -> tuple[str, ...]:
+    """Header or JSON field names (``to``, ``attendees``), case-folded."""
+    names = reader.strings(key, ())
+    for name in names:
+        if not _FIELD_NAME.fullmatch(name):
+            reader.fail(key, name, "not a header field name", "use letters, digits, - and _")
+    return tuple(name.casefold() for name in names)
