@@ -24,6 +24,7 @@ from .rules import (
     LeakSettings,
     Limits,
     Patterns,
+    PoisoningRules,
     ProvenanceSettings,
     Role,
     SecretRule,
@@ -76,6 +77,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         tool_verbs=verbs,
         poisoning_markers=poisoning,
         file_requests=file_requests,
+        poisoning=_poisoning(top.table("poisoning", {})),
         address_markers=addressing,
         request_markers=requests,
         verb_groups=verb_groups,
@@ -182,6 +184,44 @@ def _tools(table: TableReader) -> tuple[frozenset[str], _Regexes, _Regexes, _Gro
     groups_table.finish()
     table.finish()
     return frozenset(verbs), poisoning, requests, tuple(groups)
+
+
+def _poisoning(table: TableReader) -> PoisoningRules:
+    def words(key: str) -> frozenset[str]:
+        found = table.strings(key, [])
+        for word in found:
+            if not re.fullmatch(r"[a-z]+", word):
+                table.fail(key, word, "not one lower-case word", 'write words such as "drop"')
+        return frozenset(found)
+
+    def one(key: str) -> SafeRegex | None:
+        return regex(table, key, table.string(key)) if table.has(key) else None
+
+    rules = PoisoningRules(
+        markers=regexes(table, "markers"),
+        name_verbs=words("name_verbs"),
+        not_services=words("not_services"),
+        parameter_words=words("parameter_words"),
+        calls_before=one("calls_before"),
+        names_before=one("names_before"),
+        calls_after=one("calls_after"),
+        destinations=regexes(table, "destinations"),
+        examples=one("examples"),
+        example_lead=one("example_lead"),
+        harms=regexes(table, "harms"),
+        destructive_verbs=words("destructive_verbs"),
+        pressing=regexes(table, "pressing"),
+        secret_tools=one("secret_tools"),
+        private_data=regexes(table, "private_data"),
+        argument_requests=regexes(table, "argument_requests"),
+        secret_arguments=one("secret_arguments"),
+    )
+    for request in rules.argument_requests:
+        if not request.marks("argument"):
+            fix = "mark the argument's name with (?P<argument>...)"
+            table.fail("argument_requests", request.pattern, "no group named argument", fix)
+    table.finish()
+    return rules
 
 
 def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from .canon import as_read
+from .poisoning import instructs
 from .regex import SafeRegex
 from .rules import Patterns
 
@@ -119,24 +120,15 @@ def instructing_texts(
     patterns: Patterns, tools: Sequence[Mapping[str, Any]], instructions: str | None
 ) -> str:
     """What a server wrote for the agent (its instructions, its tools' descriptions) that
-    instructs it (an untrusted marker) to do what poisoned tools ask (a poisoning marker: read
-    a secret, keep it from the user, divert another tool), or asks it for what a private file
-    holds (a file request), one text per paragraph (``name: description``); empty when nothing
-    does. A description that only insists on how to use its own tool ("<IMPORTANT> call
-    list_tables first") is not one. The proxy hands the texts to the core as the result of the
-    server's ``tools/list``."""
+    poisons (see :func:`~cyclops.core.poisoning.instructs`: an instruction to do what poisoned
+    tools ask, a request for what a private file holds, another server's tool named beside
+    harm...), one text per paragraph (``name: description``); empty when nothing does. A
+    description that only insists on how to use its own tool ("<IMPORTANT> call list_tables
+    first") is not one. The proxy hands the texts to the core as the result of the server's
+    ``tools/list``."""
     texts = [("instructions", instructions or "")]
     texts += [(str(t.get("name")), str(t.get("description") or "")) for t in tools]
+    own = {name for name, _ in texts[1:]}
     return "\n\n".join(
-        f"{name}: {text}" for name, text in texts if _instructs(patterns, as_read(text))
+        f"{name}: {text}" for name, text in texts if instructs(patterns, as_read(text), own)
     )
-
-
-def _instructs(patterns: Patterns, forms: Sequence[str]) -> bool:
-    """Whether the forms of a text hold an untrusted and a poisoning marker, or a file request."""
-
-    def found(regexes: Sequence[SafeRegex]) -> bool:
-        return any(regex.search(form) for form in forms for regex in regexes)
-
-    poisons = found(patterns.untrusted_markers) and found(patterns.poisoning_markers)
-    return poisons or found(patterns.file_requests)

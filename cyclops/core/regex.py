@@ -32,7 +32,7 @@ __all__ = [
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # RE2 would otherwise print parse errors to stderr itself
-_MARKED_GROUPS = ("secret", "value", "verb")
+_MARKED_GROUPS = ("secret", "value", "verb", "argument")
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -20,6 +20,7 @@ __all__ = [
     "LeakSettings",
     "Limits",
     "Patterns",
+    "PoisoningRules",
     "ProvenanceSettings",
     "PublicListing",
     "Role",
@@ -199,6 +200,51 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class PoisoningRules:
+    """``[poisoning]``: what in a tool description, with no marker words, makes its server
+    hostile (see :mod:`.poisoning`)."""
+
+    markers: tuple[SafeRegex, ...] = ()
+    """Enough on their own (a script from the web piped into a shell)."""
+    name_verbs: frozenset[str] = frozenset()
+    """Besides ``[tools] verbs``, words that start a tool's name (``drop_table``)."""
+    not_services: frozenset[str] = frozenset()
+    """First words of a name that name no service (``dry_run``, ``auto_merge``)."""
+    parameter_words: frozenset[str] = frozenset()
+    """Last words of a parameter's name, not a tool's (``start_time``, ``merge_method``)."""
+    calls_before: SafeRegex | None = None
+    """What, just before a name, calls it (``call``, ``via``): camelCase names need it."""
+    names_before: SafeRegex | None = None
+    """What, just before a name, names a tool less surely (``when``, ``with``)."""
+    calls_after: SafeRegex | None = None
+    """What, just after a name, calls it (``tool``, ``is called``)."""
+    destinations: tuple[SafeRegex, ...] = ()
+    """Literal destinations: addresses, URLs, phone numbers, accounts, channels, repositories."""
+    examples: SafeRegex | None = None
+    """A destination that matches this is an example (``alice@example.com``)."""
+    example_lead: SafeRegex | None = None
+    """What, just before a destination, makes it an example (``e.g.``)."""
+    harms: tuple[SafeRegex, ...] = ()
+    """What makes naming a foreign tool harmful besides a destination: the user overridden, an
+    action pressed on everything, an output handed over, concealment."""
+    destructive_verbs: frozenset[str] = frozenset()
+    """Verbs of tools that destroy, grant, merge or move money (``delete_file``)."""
+    pressing: tuple[SafeRegex, ...] = ()
+    """Harm beside a destructive foreign tool: on everything, first, at once, without review."""
+    secret_tools: SafeRegex | None = None
+    """A foreign tool whose name matches reads secrets (``list_secrets``): asking for what it
+    returns as an argument is harm."""
+    private_data: tuple[SafeRegex, ...] = ()
+    """Private data (a key's path, a token, the conversation): harm beside a foreign tool, and
+    asked for as one of the tool's own arguments."""
+    argument_requests: tuple[SafeRegex, ...] = ()
+    """A value asked for as one of the tool's own arguments, the argument's name marked
+    ``(?P<argument>...)``."""
+    secret_arguments: SafeRegex | None = None
+    """An argument whose name says it takes a secret (``api_key``): asking for one is no harm."""
+
+
+@dataclass(frozen=True)
 class Patterns:
     source: str
     sha256: str
@@ -220,6 +266,8 @@ class Patterns:
     file_requests: tuple[SafeRegex, ...] = ()
     """Descriptions that ask the agent for what a private file holds: an instruction and a
     poisoning at once, enough to make a server hostile."""
+    poisoning: PoisoningRules = field(default_factory=PoisoningRules)
+    """How a description turns the agent against the user with no marker words."""
     address_markers: tuple[SafeRegex, ...] = ()
     """Ways content addresses the agent that count in results only ("Hey assistant, run ..."): a
     tool's description is written for the agent, so it may address it (only

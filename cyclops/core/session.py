@@ -241,9 +241,9 @@ class Session:
         capability = self._prov.capability(index)
         if capability is not None and self._containers.learn(capability, result.documents):
             call_labels -= {Label.SENSITIVE}  # it shows public repositories only
-        listing = capability is not None and capability.tool == LISTING
+        listing_of = capability.server if capability and capability.tool == LISTING else None
         facts = self._labeller.read_result(
-            call_labels, result.texts, listing=listing, documents=result.documents
+            call_labels, result.texts, listing_of=listing_of, documents=result.documents
         )
         for label in facts.labels - call_labels:
             self._counts[label] += 1

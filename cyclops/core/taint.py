@@ -36,6 +36,7 @@ from .arguments import (
 from .audience import message_audience
 from .canon import as_read
 from .matches import CallShape
+from .poisoning import instructs, paragraph_names
 from .regex import GlobSet, SafeRegex, alternation, normalize_path, tool_names
 from .requested import NOTHING_ASKED, Asked, Requests
 from .results import holds_value_under
@@ -335,23 +336,26 @@ class Labeller:
         call_labels: frozenset[Label],
         texts: Sequence[str],
         *,
-        listing: bool = False,
+        listing_of: str | None = None,
         documents: Sequence[JSON] = (),
     ) -> ResultFacts:
         """What a result's content shows: its labels (a secret, or a value under one of
         ``[results] sensitive_keys`` in its JSON ``documents``, makes it private; an untrusted
-        marker untrusted); whether it addresses the agent (a marker; for a server's ``listing``,
-        a file request too); the values secret rules match in each of its texts if it is private
-        (see ``TokenFacts.of``). Each text is scanned once, for the labels and the values
-        alike."""
+        marker untrusted); whether it addresses the agent (a marker; for the listing of server
+        ``listing_of``, poisoning too: see :func:`.poisoning.instructs`); the values secret
+        rules match in each of its texts if it is private (see ``TokenFacts.of``). Each text is
+        scanned once, for the labels and the values alike."""
         found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
         keys = self._is_sensitive_key  # looked for only when nothing else made it private
         if any(found) or (Label.SENSITIVE not in labels and holds_value_under(documents, keys)):
             labels.add(Label.SENSITIVE)
         shown = [form for text in texts for form in as_read(text)]
-        markers = self._listing_markers if listing else self._markers
+        markers = self._listing_markers if listing_of is not None else self._markers
         marked = any(m.search(text) for text in shown for m in markers)
+        if not marked and listing_of is not None:
+            own = self._tools.get(listing_of, set()).union(*map(paragraph_names, texts))
+            marked = instructs(self._p, shown, own)
         if marked:
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["cell", "code", "codes", "number", "table"]
+__all__ = ["cell", "code", "codes", "number", "numbered", "table"]
 
 
 def code(text: str, *, in_table: bool = False) -> str:
@@ -37,3 +37,9 @@ def table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str]
 
 def number(value: float) -> str:
     return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+def numbered(items: Iterable[str]) -> list[str]:
+    """A numbered list of ``items`` as code, or "None."."""
+    found = [f"{i}. {code(item)}" for i, item in enumerate(items, 1)]
+    return found or ["None."]

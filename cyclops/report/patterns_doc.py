@@ -30,6 +30,7 @@ from ..core.patterns import (
 from ..core.regex import GlobSet, SafeRegex
 from ..core.types import FlowClass, Label
 from . import markdown as md
+from .poisoning_doc import poisoning_section
 
 __all__ = ["REGENERATE", "patterns_markdown"]
 
@@ -175,8 +176,7 @@ def _egress(patterns: Patterns) -> list[str]:
 
 
 def _regex_list(regexes: Iterable[SafeRegex]) -> list[str]:
-    items = [f"{i}. {md.code(regex.pattern)}" for i, regex in enumerate(regexes, 1)]
-    return items or ["None."]
+    return md.numbered(regex.pattern for regex in regexes)
 
 
 def _markers(patterns: Patterns) -> list[str]:
@@ -369,6 +369,7 @@ def patterns_markdown(patterns: Patterns) -> str:
         _arguments,
         _egress,
         _markers,
+        poisoning_section,
         _provenance,
         _leak,
         _flows,
