@@ -108,15 +108,20 @@ def _argument_rule(rule: TableReader) -> ArgumentRule:
         keys=globs(rule, "keys"),
         tools=globs(rule, "tools", ("*",)),
         path_globs=path_globs(rule, "path_globs"),
-        labels=labels(rule, "labels"),
+        labels=labels(rule, "labels", rule.strings("labels", [])),
         word_keys=globs(rule, "word_keys"),
         value_regexes=regexes(rule, "value_regexes"),
         locator_regexes=regexes(rule, "locator_regexes"),
         except_globs=path_globs(rule, "except_globs"),
+        instruction_only=rule.boolean("instruction_only", False),
+        except_regexes=regexes(rule, "except_regexes"),
     )
     if not parsed.path_globs and not parsed.value_regexes:
         why = "an argument rule needs path globs or value regexes"
         rule.fail("path_globs", [], why, "list some path globs (or value_regexes)")
+    if not parsed.labels and not parsed.instruction_only:
+        why = "the rule would change nothing"
+        rule.fail("labels", [], why, "give labels (or instruction_only = true)")
     rule.finish()
     return parsed
 

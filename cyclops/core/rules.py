@@ -89,6 +89,13 @@ class ArgumentRule:
     except_globs: PathGlobSet = field(default_factory=lambda: PathGlobSet(()))
     """Paths the rule leaves out though ``path_globs`` match them (a public key among the
     keys of ``~/.ssh``)."""
+    instruction_only: bool = False
+    """A privileged call the rule matches is excessive agency only after content that
+    addressed the agent, as the policy's ``instruction_only_tools`` (a SQL statement that only
+    reads: looking up the order a ticket names is ordinary)."""
+    except_regexes: tuple[SafeRegex, ...] = ()
+    """A value under ``keys`` that one of these matches does not count for ``value_regexes``
+    (a "SELECT" that writes: ``SELECT ... INTO``, ``WITH ... DELETE``)."""
 
 
 @dataclass(frozen=True)

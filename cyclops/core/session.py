@@ -159,7 +159,7 @@ class Session:
         destination = destination_name(call.capability, args, arg_labels, matches)
         pushed = self._staging.pushes_private(call.capability, args)
         private_reference = Label.SENSITIVE in arg_labels.labels or pushed
-        chosen = self._labeller.instruction_only(call.capability)
+        chosen = self._labeller.instruction_only(call.capability) or arg_labels.instruction_only
         asked = self._labeller.requests_counted(call.capability, labels, private_reference)
         naming = None if Label.PRIVILEGED in labels else shape.recipients  # a send: named there
         facts = CallFacts(

@@ -73,6 +73,9 @@ class ArgumentLabels:
     located: Mapping[ArgPath, Spans] = field(default_factory=dict)
     """Per argument, the spans of its value that say which records the call changes (the
     ``locator_regexes`` of the rules that labelled the call)."""
+    instruction_only: bool = False
+    """A rule that matched makes a privileged call count only after content that addressed
+    the agent (a SQL read)."""
 
 
 @dataclass(frozen=True)
@@ -231,12 +234,14 @@ class Labeller:
 
     def argument_labels(self, capability: Capability, args: Sequence[ArgLeaf]) -> ArgumentLabels:
         labels: set[Label] = set()
+        instruction_only = False
         rule_ids: list[str] = []
         located: dict[ArgPath, Spans] = {}
         names = self.tool_names(capability)
         for rule in self._p.arguments:
             if any(map(rule.tools.matches_name, names)) and self._rule_matches(rule, args):
                 labels |= rule.labels
+                instruction_only |= rule.instruction_only
                 rule_ids.append(rule.id)
                 located.update(_located(rule, args))
         reaching = args if capability.tool != READ_RESOURCE else self._network_uris(args)
@@ -249,12 +254,15 @@ class Labeller:
         if outside:
             labels |= self._p.egress.url_labels
             rule_ids.append("egress-url")
-        return ArgumentLabels(frozenset(labels), tuple(rule_ids), outside, hosts, located)
+        ids = tuple(rule_ids)
+        return ArgumentLabels(frozenset(labels), ids, outside, hosts, located, instruction_only)
 
     def _rule_matches(self, rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
         for leaf in args:
             if rule.keys.matches(leaf.key):
-                if any(regex.search(leaf.value) for regex in rule.value_regexes):
+                if any(regex.search(leaf.value) for regex in rule.value_regexes) and not any(
+                    regex.search(leaf.value) for regex in rule.except_regexes
+                ):
                     return True
                 candidates = [leaf.value]
             elif rule.word_keys.matches(leaf.key):

@@ -144,6 +144,8 @@ def _argument(rule: ArgumentRule) -> list[str]:
         f"- Value regexes: {md.codes(r.pattern for r in rule.value_regexes)}",
         f"- Locator regexes (which records, not data): "
         f"{md.codes(r.pattern for r in rule.locator_regexes)}",
+        f"- Values left out: {md.codes(r.pattern for r in rule.except_regexes)}",
+        f"- Instructions only: {'yes' if rule.instruction_only else 'no'}",
     ]
 
 

@@ -103,6 +103,7 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[results]\nrequest_markers = ['please (?P<value>\\w+)']", "results.request_markers"),
         ("[tools.verb_groups]\ntrade = ['sell', 'Place order']", "tools.verb_groups.trade"),
         ("[poisoning]\nargument_requests = ['in (\\w+)']", "poisoning.argument_requests"),
+        ("[[arguments]]\nid = 'x'\nkeys = ['q']\nvalue_regexes = ['x']", "arguments[0].labels"),
         ("[poisoning]\nname_verbs = ['Drop table']", "poisoning.name_verbs"),
         ("[poisoning]\nexamples = '(?=example)'", "poisoning.examples"),
         ("[poisoning]\nharm = ['x']", "poisoning.harm"),
