@@ -22,7 +22,11 @@ repository with its visibility (``{"full_name": "octo/tool", "private": false}``
    only once the session has read from that container (an issue, a file: the user works
    there). A name says nothing of the owner: ``mallory/cli`` is not where ``~/work/cli`` came
    from. A read names its container itself.
-6. The latest ``MAX_KNOWN`` containers of each kind are kept; one forgotten is private again,
+6. A result that is one ticket names who asked for it (a role's ``requester_fields``): a
+   write into that ticket (a comment) goes to them, as a mail goes to its recipients, so what
+   is theirs sent there only (a record whose audience they are) is no leak. A comment on a
+   ticket not read in the session goes to no one known.
+7. The latest ``MAX_KNOWN`` containers of each kind are kept; one forgotten is private again,
    and not worked in.
 """
 
@@ -32,10 +36,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
+from .matches import CallShape
 from .results import json_objects
 from .rules import PublicListing
 from .taint import Labeller
-from .types import JSON, Capability, Container, Label, Place
+from .types import JSON, Capability, Container, Label, Place, ToolResult
 
 __all__ = ["MAX_KNOWN", "Containers"]
 
@@ -50,6 +55,8 @@ class Containers:
         """(server, container name) of the public ones, oldest first."""
         self._read: dict[tuple[str, Container], None] = {}
         """(server, container) of those read from, oldest first."""
+        self._requesters: dict[tuple[str, Container], frozenset[str]] = {}
+        """(server, container) of tickets read → the addresses of who asked (rule 6)."""
 
     def settle(
         self, capability: Capability, labels: frozenset[Label], own: frozenset[Label], place: Place
@@ -69,6 +76,21 @@ class Containers:
             self._read[key] = None
             _keep_latest(self._read)
         return labels, place
+
+    def learn_requesters(self, capability: Capability, place: Place, result: ToolResult) -> None:
+        """Take in who asked for the ticket a read's ``result`` is (rule 6)."""
+        asked = self._labeller.requesters(capability.server, result) if place.container else None
+        if asked:
+            self._requesters[(capability.server, place.container)] = asked
+            _keep_latest(self._requesters)
+
+    def addressed(self, capability: Capability, place: Place, shape: CallShape) -> CallShape:
+        """An egress call's shape, its recipients the ticket's requesters when it names none
+        and writes into a ticket read before (rule 6)."""
+        if not shape.egress or shape.recipients or not place.container:
+            return shape
+        asked = self._requesters.get((capability.server, place.container))
+        return replace(shape, recipients=asked) if asked else shape
 
     def learn(self, capability: Capability, documents: Sequence[JSON]) -> bool:
         """Take in what a result of ``capability`` (its JSON ``documents``) says of its
@@ -132,6 +154,6 @@ def _public(record: Mapping[str, Any], listing: PublicListing) -> bool | None:
     return all(said) if said else None
 
 
-def _keep_latest(known: dict[Any, None]) -> None:
+def _keep_latest(known: dict[Any, Any]) -> None:
     while len(known) > MAX_KNOWN:
         del known[next(iter(known))]

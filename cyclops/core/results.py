@@ -114,7 +114,10 @@ def _fields_of_blocks(blocks: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, s
 
 
 def _fields_of_text(text: str) -> tuple[tuple[str, str], ...]:
+    """The fields of a JSON object, or of the only object of a JSON list (one row)."""
     parsed = _parsed(text)
+    if isinstance(parsed, list) and len(parsed) == 1:
+        parsed = parsed[0]
     return _fields(parsed) if isinstance(parsed, Mapping) else ()
 
 

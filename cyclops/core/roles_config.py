@@ -31,7 +31,7 @@ def _role(name: str, role: TableReader) -> Role:
     fields = field_names(role, "sender_fields"), field_names(role, "recipient_fields")
     checkouts = globs(role, "checkout_keys")
     public = _public_listing(role.table("public")) if role.has("public") else None
-    found = (containers, hosts, *fields, checkouts, public)
+    found = (containers, hosts, *fields, checkouts, public, field_names(role, "requester_fields"))
     role.finish()
     return Role(name, servers, tuple(rules), signatures, *found)
 

@@ -69,6 +69,10 @@ class Role:
     public: PublicListing | None = None
     """How results tell which of its containers are public (a public repository's files are
     no private data)."""
+    requester_fields: tuple[str, ...] = ()
+    """Fields of a result that is one ticket naming who asked (``"requester"``): a comment
+    written into that ticket (its container) reaches them, and what is theirs sent there only
+    (a record whose audience they are) is no leak."""
 
 
 @dataclass(frozen=True)

@@ -152,6 +152,7 @@ class Session:
         self._prov.add_influence(index)
         egress = Label.EGRESS in labels
         shape = self._labeller.call_shape(call.capability, args, labels, arg_labels)
+        shape = self._containers.addressed(call.capability, place, shape)
         # Only a sink's arguments, or a private read's (did a page choose what to read?), can
         # make a flow; other calls are not worth the lookups.
         consequential = labels & {Label.EGRESS, Label.PRIVILEGED, Label.SENSITIVE}
@@ -252,6 +253,7 @@ class Session:
         )
         if capability is not None:
             self._labeller.learn_from_result(capability, facts.labels)
+            self._containers.learn_requesters(capability, self._prov.place(index), result)
             if Label.SENSITIVE in facts.labels:
                 self._prov.set_audience(index, self._labeller.audience(capability.server, result))
         self._prov.add_result(index, facts.labels, result, facts.secrets)

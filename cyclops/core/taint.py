@@ -221,6 +221,12 @@ class Labeller:
         recipients = [name for role in roles for name in role.recipient_fields]
         return message_audience(result.texts, result.fields, senders, recipients)
 
+    def requesters(self, server: str, result: ToolResult) -> frozenset[str]:
+        """The addresses of who asked, in a result of ``server`` that is one ticket (its roles'
+        ``requester_fields``)."""
+        fields = [name for role in self.roles_of(server) for name in role.requester_fields]
+        return message_audience(result.texts, result.fields, fields, ())
+
     def _hosts_of_roles(self, server: str) -> GlobSet | None:
         """The hosts ``server``'s roles serve from (their ``hosts``); None if they name none."""
         globs = [glob for role in self.roles_of(server) for glob in role.hosts.patterns]

@@ -94,6 +94,8 @@ def _role(role: Role) -> list[str]:
     if role.sender_fields:
         fields = md.codes((*role.sender_fields, *role.recipient_fields))
         lines.append(f"- Fields naming a message's audience: {fields}")
+    if role.requester_fields:
+        lines.append(f"- Fields naming who asked for a ticket: {md.codes(role.requester_fields)}")
     lines.append("")
     rows = [(md.code(glob.pattern, in_table=True), _labels(labels)) for glob, labels in role.tools]
     return lines + (md.table(("tool glob", "labels"), rows) if rows else ["No tool rules."])

@@ -116,7 +116,9 @@ def test_values_of_key_value_lines_under_private_keys_are_noted() -> None:
         ('{"from": "a@x.example", "to": ["b@y.example"]}',
          (("from", '"a@x.example"'), ("to", '["b@y.example"]'))),
         ("From: a@x.example", ()),
-        ('[{"from": "a@x.example"}]', ()),
+        # one row of a list is one record; two are a listing
+        ('[{"from": "a@x.example"}]', (("from", '"a@x.example"'),)),
+        ('[{"from": "a@x.example"}, {"from": "b@x.example"}]', ()),
         ({"content": [{"type": "text", "text": '{"from": "a@x.example"}'}]},
          (("from", '"a@x.example"'),)),
         # strings, and lists and objects of strings two deep at most
