@@ -24,6 +24,7 @@ __all__ = [
     "local_path",
     "parent_domains",
     "registrable_domain",
+    "service_words",
     "starts_with_url",
     "subdomain",
     "url_host",
@@ -357,3 +358,22 @@ def command_words(command: str) -> list[str]:
     parentheses, redirections, separators and ``=`` (``"$(cat ~/.docker/config.json)"``,
     ``open('~/.aws/credentials')``, ``--key-file=k.pem``, curl's ``-F f=@id_rsa``)."""
     return [word for word in _SHELL_PUNCTUATION.split(command) if word]
+
+
+_NOT_A_SERVICE = frozenset(
+    {
+        "api", "key", "keys", "token", "tokens", "secret", "secrets", "access", "private", "auth",
+        "password", "passwd", "pass", "pwd", "credential", "credentials", "client", "bearer",
+        "personal", "pat", "app", "user", "prod", "dev", "test", "live",
+    }
+)  # fmt: skip
+
+
+def service_words(name: str) -> set[str]:
+    """The words of an environment variable's name that may name a service (``OPENAI`` in
+    ``OPENAI_API_KEY``), lower-case, three letters or more."""
+    return {
+        word
+        for word in name.lower().split("_")
+        if len(word) >= 3 and word.isalpha() and word not in _NOT_A_SERVICE
+    }

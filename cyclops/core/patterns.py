@@ -115,6 +115,7 @@ def _argument_rule(rule: TableReader) -> ArgumentRule:
         except_globs=path_globs(rule, "except_globs"),
         instruction_only=rule.boolean("instruction_only", False),
         except_regexes=regexes(rule, "except_regexes"),
+        spares_own_service=rule.boolean("spares_own_service", False),
     )
     if not parsed.path_globs and not parsed.value_regexes:
         why = "an argument rule needs path globs or value regexes"

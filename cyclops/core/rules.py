@@ -97,6 +97,9 @@ class ArgumentRule:
     """A privileged call the rule matches is excessive agency only after content that
     addressed the agent, as the policy's ``instruction_only_tools`` (a SQL statement that only
     reads: looking up the order a ticket names is ordinary)."""
+    spares_own_service: bool = False
+    """The rule does not label a call whose every host is the service that the names its
+    value regexes mark (``(?P<value>...)``) say: ``$OPENAI_API_KEY`` sent to api.openai.com."""
     except_regexes: tuple[SafeRegex, ...] = ()
     """A value under ``keys`` that one of these matches does not count for ``value_regexes``
     (a "SELECT" that writes: ``SELECT ... INTO``, ``WITH ... DELETE``)."""

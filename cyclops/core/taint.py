@@ -31,6 +31,8 @@ from .arguments import (
     hosts_in,
     local_directories,
     local_path,
+    registrable_domain,
+    service_words,
     starts_with_url,
 )
 from .audience import message_audience
@@ -244,14 +246,17 @@ class Labeller:
         rule_ids: list[str] = []
         located: dict[ArgPath, Spans] = {}
         names = self.tool_names(capability)
-        for rule in self._p.arguments:
-            if any(map(rule.tools.matches_name, names)) and self._rule_matches(rule, args):
-                labels |= rule.labels
-                instruction_only |= rule.instruction_only
-                rule_ids.append(rule.id)
-                located.update(_located(rule, args))
         reaching = args if capability.tool != READ_RESOURCE else self._network_uris(args)
         hosts = {leaf.path: found for leaf in reaching if (found := self.hosts_of(leaf))}
+        for rule in self._p.arguments:
+            if not any(map(rule.tools.matches_name, names)) or not self._rule_matches(rule, args):
+                continue
+            if rule.spares_own_service and _to_own_service(rule, args, hosts):
+                continue
+            labels |= rule.labels
+            instruction_only |= rule.instruction_only
+            rule_ids.append(rule.id)
+            located.update(_located(rule, args))
         allowed, home = self._p.egress.allow_hosts, self._home_hosts(capability.server)
         outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
         outside = tuple(
@@ -412,3 +417,22 @@ def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgP
             )
             if spans:
                 yield leaf.path, spans
+
+
+def _to_own_service(
+    rule: ArgumentRule, args: Sequence[ArgLeaf], hosts: Mapping[ArgPath, tuple[str, ...]]
+) -> bool:
+    """Whether every host a call reaches is the service that the names a rule's value regexes
+    mark say (``$OPENAI_API_KEY`` sent to api.openai.com: a key used where it belongs)."""
+    reached = {host for found in hosts.values() for host in found}
+    words = {
+        word
+        for leaf in args
+        if rule.keys.matches(leaf.key)
+        for regex in rule.value_regexes
+        for name in regex.marked(leaf.value)
+        for word in service_words(name)
+    }
+    return bool(reached and words) and all(
+        any(word in registrable_domain(host).split(".")[0] for word in words) for host in reached
+    )

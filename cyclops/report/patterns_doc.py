@@ -147,7 +147,8 @@ def _argument(rule: ArgumentRule) -> list[str]:
         f"- Locator regexes (which records, not data): "
         f"{md.codes(r.pattern for r in rule.locator_regexes)}",
         f"- Values left out: {md.codes(r.pattern for r in rule.except_regexes)}",
-        f"- Instructions only: {'yes' if rule.instruction_only else 'no'}",
+        f"- Instructions only: {'yes' if rule.instruction_only else 'no'}; spares the"
+        f" variable's own service: {'yes' if rule.spares_own_service else 'no'}",
     ]
 
 
