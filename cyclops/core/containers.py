@@ -32,7 +32,7 @@ repository with its visibility (``{"full_name": "octo/tool", "private": false}``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -40,7 +40,7 @@ from .matches import CallShape
 from .results import json_objects
 from .rules import PublicListing
 from .taint import Labeller
-from .types import JSON, Capability, Container, Label, Place, ToolResult
+from .types import Capability, Container, Label, Place, ToolResult
 
 __all__ = ["MAX_KNOWN", "Containers"]
 
@@ -77,13 +77,6 @@ class Containers:
             _keep_latest(self._read)
         return labels, place
 
-    def learn_requesters(self, capability: Capability, place: Place, result: ToolResult) -> None:
-        """Take in who asked for the ticket a read's ``result`` is (rule 6)."""
-        asked = self._labeller.requesters(capability.server, result) if place.container else None
-        if asked:
-            self._requesters[(capability.server, place.container)] = asked
-            _keep_latest(self._requesters)
-
     def addressed(self, capability: Capability, place: Place, shape: CallShape) -> CallShape:
         """An egress call's shape, its recipients the ticket's requesters when it names none
         and writes into a ticket read before (rule 6)."""
@@ -92,10 +85,16 @@ class Containers:
         asked = self._requesters.get((capability.server, place.container))
         return replace(shape, recipients=asked) if asked else shape
 
-    def learn(self, capability: Capability, documents: Sequence[JSON]) -> bool:
-        """Take in what a result of ``capability`` (its JSON ``documents``) says of its
-        server's containers; whether it shows public ones only (rule 4)."""
+    def learn(self, capability: Capability, place: Place, result: ToolResult) -> bool:
+        """Take in what a ``result`` of a call of ``capability`` in ``place`` says of its
+        server's containers: who asked for the ticket it is (rule 6); whether it shows public
+        ones only (rule 4)."""
+        asked = self._labeller.requesters(capability.server, result) if place.container else None
+        if asked:
+            self._requesters[(capability.server, place.container)] = asked
+            _keep_latest(self._requesters)
         said = []
+        documents = result.documents
         for listing in self._listings(capability, "listed_by"):
             for record in (r for document in documents for r in json_objects(document)):
                 for name, public in _visibilities(record, listing):

@@ -239,21 +239,19 @@ class Session:
         call_labels = self._pending.pop(index, None)
         if call_labels is None:
             return
-        capability = self._prov.capability(index)
-        if capability is not None and self._containers.learn(capability, result.documents):
+        capability, place = self._prov.capability(index), self._prov.place(index)
+        if capability is not None and self._containers.learn(capability, place, result):
             call_labels -= {Label.SENSITIVE}  # it shows public repositories only
         listing_of = capability.server if capability and capability.tool == LISTING else None
         facts = self._labeller.read_result(
             call_labels, result.texts, listing_of=listing_of, documents=result.documents
         )
-        for label in facts.labels - call_labels:
-            self._counts[label] += 1
+        self._counts.update(facts.labels - call_labels)
         self._prov.set_labels(
             index, call_labels | facts.labels, instructed=facts.instructed, requests=facts.requests
         )
         if capability is not None:
             self._labeller.learn_from_result(capability, facts.labels)
-            self._containers.learn_requesters(capability, self._prov.place(index), result)
             if Label.SENSITIVE in facts.labels:
                 self._prov.set_audience(index, self._labeller.audience(capability.server, result))
         self._prov.add_result(index, facts.labels, result, facts.secrets)

@@ -19,30 +19,28 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
+from .argrules import Spans, match_rules
 from .arguments import (
     ArgLeaf,
     command_hosts,
-    command_words,
     emails_in,
     hosts_in,
     local_directories,
     local_path,
-    registrable_domain,
-    service_words,
     starts_with_url,
 )
 from .audience import message_audience
 from .canon import as_read
 from .matches import CallShape
 from .poisoning import instructs, paragraph_names
-from .regex import GlobSet, SafeRegex, alternation, normalize_path, tool_names
+from .regex import GlobSet, SafeRegex, alternation, tool_names
 from .requested import NOTHING_ASKED, Asked, Requests
 from .results import holds_value_under
-from .rules import ArgumentRule, Patterns, Role
+from .rules import Patterns, Role
 from .secretscan import SecretScanner
 from .types import (
     HOSTILE_ROLE,
@@ -59,8 +57,6 @@ from .types import (
 )
 
 __all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
-
-Spans = tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -241,22 +237,10 @@ class Labeller:
         return any(role.checkout_keys.matches_name(key) for role in self.roles_of(server))
 
     def argument_labels(self, capability: Capability, args: Sequence[ArgLeaf]) -> ArgumentLabels:
-        labels: set[Label] = set()
-        instruction_only = False
-        rule_ids: list[str] = []
-        located: dict[ArgPath, Spans] = {}
-        names = self.tool_names(capability)
         reaching = args if capability.tool != READ_RESOURCE else self._network_uris(args)
         hosts = {leaf.path: found for leaf in reaching if (found := self.hosts_of(leaf))}
-        for rule in self._p.arguments:
-            if not any(map(rule.tools.matches_name, names)) or not self._rule_matches(rule, args):
-                continue
-            if rule.spares_own_service and _to_own_service(rule, args, hosts):
-                continue
-            labels |= rule.labels
-            instruction_only |= rule.instruction_only
-            rule_ids.append(rule.id)
-            located.update(_located(rule, args))
+        matched = match_rules(self._p.arguments, self.tool_names(capability), args, hosts)
+        labels, rule_ids = set(matched.labels), list(matched.rule_ids)
         allowed, home = self._p.egress.allow_hosts, self._home_hosts(capability.server)
         outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
         outside = tuple(
@@ -265,26 +249,8 @@ class Labeller:
         if outside:
             labels |= self._p.egress.url_labels
             rule_ids.append("egress-url")
-        ids = tuple(rule_ids)
-        return ArgumentLabels(frozenset(labels), ids, outside, hosts, located, instruction_only)
-
-    def _rule_matches(self, rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
-        for leaf in args:
-            if rule.keys.matches(leaf.key):
-                if any(regex.search(leaf.value) for regex in rule.value_regexes) and not any(
-                    regex.search(leaf.value) for regex in rule.except_regexes
-                ):
-                    return True
-                candidates = [leaf.value]
-            elif rule.word_keys.matches(leaf.key):
-                candidates = command_words(leaf.value)
-            else:
-                continue
-            for candidate in candidates:
-                path = normalize_path(candidate.strip("\"'"))
-                if path and rule.path_globs.matches(path) and not rule.except_globs.matches(path):
-                    return True
-        return False
+        ids, only = tuple(rule_ids), matched.instruction_only
+        return ArgumentLabels(frozenset(labels), ids, outside, hosts, matched.located, only)
 
     def _network_uris(self, args: Sequence[ArgLeaf]) -> list[ArgLeaf]:
         """The arguments of a resource read whose URI reaches a host (``https://``), not one
@@ -404,35 +370,3 @@ def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
     joined."""
     joined = alternation([r.pattern for r in regexes]) if len(regexes) > 1 else None
     return (joined,) if joined is not None else regexes
-
-
-def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgPath, Spans]]:
-    """The spans the rule's locator regexes match in the values under its keys."""
-    if not rule.locator_regexes:
-        return
-    for leaf in args:
-        if rule.keys.matches(leaf.key):
-            spans = tuple(
-                span for regex in rule.locator_regexes for span in regex.spans(leaf.value)
-            )
-            if spans:
-                yield leaf.path, spans
-
-
-def _to_own_service(
-    rule: ArgumentRule, args: Sequence[ArgLeaf], hosts: Mapping[ArgPath, tuple[str, ...]]
-) -> bool:
-    """Whether every host a call reaches is the service that the names a rule's value regexes
-    mark say (``$OPENAI_API_KEY`` sent to api.openai.com: a key used where it belongs)."""
-    reached = {host for found in hosts.values() for host in found}
-    words = {
-        word
-        for leaf in args
-        if rule.keys.matches(leaf.key)
-        for regex in rule.value_regexes
-        for name in regex.marked(leaf.value)
-        for word in service_words(name)
-    }
-    return bool(reached and words) and all(
-        any(word in registrable_domain(host).split(".")[0] for word in words) for host in reached
-    )

@@ -1,0 +1,102 @@
+"""Argument rules (``[[arguments]]`` in patterns.toml): label a call by what its arguments point
+at — a key's path, a command that prints the environment, a SQL statement that writes rows, a
+secret named by its variable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .arguments import ArgLeaf, command_words, registrable_domain, service_words
+from .regex import normalize_path
+from .rules import ArgumentRule
+from .types import ArgPath, Label
+
+__all__ = ["RuleMatches", "Spans", "match_rules"]
+
+Spans = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class RuleMatches:
+    labels: frozenset[Label] = frozenset()
+    rule_ids: tuple[str, ...] = ()
+    located: Mapping[ArgPath, Spans] = field(default_factory=dict)
+    """Per argument, the spans of its value that say which records the call changes."""
+    instruction_only: bool = False
+    """A rule that matched makes a privileged call count only after an instruction."""
+
+
+def match_rules(
+    rules: Sequence[ArgumentRule],
+    tool_names: Sequence[str],
+    args: Sequence[ArgLeaf],
+    hosts: Mapping[ArgPath, tuple[str, ...]],
+) -> RuleMatches:
+    """What the rules for a tool named ``tool_names`` say of its ``args`` (``hosts``: the
+    hosts each argument reaches)."""
+    labels: set[Label] = set()
+    rule_ids: list[str] = []
+    located: dict[ArgPath, Spans] = {}
+    instruction_only = False
+    for rule in rules:
+        if not any(map(rule.tools.matches_name, tool_names)) or not _matches(rule, args):
+            continue
+        if rule.spares_own_service and _to_own_service(rule, args, hosts):
+            continue
+        labels |= rule.labels
+        instruction_only |= rule.instruction_only
+        rule_ids.append(rule.id)
+        located.update(_located(rule, args))
+    return RuleMatches(frozenset(labels), tuple(rule_ids), located, instruction_only)
+
+
+def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
+    for leaf in args:
+        if rule.keys.matches(leaf.key):
+            if any(regex.search(leaf.value) for regex in rule.value_regexes) and not any(
+                regex.search(leaf.value) for regex in rule.except_regexes
+            ):
+                return True
+            candidates = [leaf.value]
+        elif rule.word_keys.matches(leaf.key):
+            candidates = command_words(leaf.value)
+        else:
+            continue
+        for candidate in candidates:
+            path = normalize_path(candidate.strip("\"'"))
+            if path and rule.path_globs.matches(path) and not rule.except_globs.matches(path):
+                return True
+    return False
+
+
+def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgPath, Spans]]:
+    """The spans the rule's locator regexes match in the values under its keys."""
+    if not rule.locator_regexes:
+        return
+    for leaf in args:
+        if rule.keys.matches(leaf.key):
+            spans = tuple(
+                span for regex in rule.locator_regexes for span in regex.spans(leaf.value)
+            )
+            if spans:
+                yield leaf.path, spans
+
+
+def _to_own_service(
+    rule: ArgumentRule, args: Sequence[ArgLeaf], hosts: Mapping[ArgPath, tuple[str, ...]]
+) -> bool:
+    """Whether every host a call reaches is the service that the names a rule's value regexes
+    mark say (``$OPENAI_API_KEY`` sent to api.openai.com: a key used where it belongs)."""
+    reached = {host for found in hosts.values() for host in found}
+    words = {
+        word
+        for leaf in args
+        if rule.keys.matches(leaf.key)
+        for regex in rule.value_regexes
+        for name in regex.marked(leaf.value)
+        for word in service_words(name)
+    }
+    return bool(reached and words) and all(
+        any(word in registrable_domain(host).split(".")[0] for word in words) for host in reached
+    )
