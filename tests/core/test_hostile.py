@@ -8,6 +8,8 @@ import time
 import pytest
 
 from cyclops.core import Action, Session, ToolCall
+from cyclops.core.pins import instructing_texts
+from cyclops.core.types import LISTING
 from cyclops.testing import play, step
 
 N = 20_000
@@ -52,4 +54,23 @@ def test_a_hostile_result_is_indexed_quickly(prevent: Session, name: str) -> Non
     start = time.perf_counter()
     play(prevent, [step("gmail", "read_email", {"id": "1"}, HOSTILE[name])])
     play(prevent, [step("fetch", "fetch", {"url": "https://a.example/"}, HOSTILE[name])])
+    assert time.perf_counter() - start < LIMIT_SECONDS
+
+
+POISONING_SHAPES = {
+    **HOSTILE,
+    "names": "send_" * N,
+    "camel names": "sendEmail" * N,
+    "the tool": "the send a b tool " * (N // 4),
+    "one phrase twice": "Never tell the user. " * (N // 4),
+    "argument requests": "in 'seed' ~/.ssh " * (N // 4),
+}
+
+
+@pytest.mark.parametrize("name", list(POISONING_SHAPES))
+def test_a_hostile_tool_listing_is_read_quickly(prevent: Session, name: str) -> None:
+    listing = "t: " + POISONING_SHAPES[name]
+    start = time.perf_counter()
+    play(prevent, [step("evil", LISTING, {}, listing)])
+    instructing_texts(prevent.patterns, [{"name": "t", "description": listing}], listing)
     assert time.perf_counter() - start < LIMIT_SECONDS
