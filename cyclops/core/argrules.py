@@ -4,11 +4,11 @@ secret named by its variable."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .arguments import ArgLeaf, command_words, registrable_domain, service_words
-from .regex import normalize_path
+from .regex import GlobSet, normalize_path
 from .rules import ArgumentRule
 from .types import ArgPath, Label
 
@@ -27,11 +27,16 @@ class RuleMatches:
     """A rule that matched makes a privileged call count only after an instruction."""
 
 
+ServiceHosts = Callable[[str], GlobSet | None]
+"""The hosts a service named by one word serves from, if known (``jira``: ``*.atlassian.net``)."""
+
+
 def match_rules(
     rules: Sequence[ArgumentRule],
     tool_names: Sequence[str],
     args: Sequence[ArgLeaf],
     hosts: Mapping[ArgPath, tuple[str, ...]],
+    service_hosts: ServiceHosts = lambda word: None,
 ) -> RuleMatches:
     """What the rules for a tool named ``tool_names`` say of its ``args`` (``hosts``: the
     hosts each argument reaches)."""
@@ -42,7 +47,7 @@ def match_rules(
     for rule in rules:
         if not any(map(rule.tools.matches_name, tool_names)) or not _matches(rule, args):
             continue
-        if rule.spares_own_service and _to_own_service(rule, args, hosts):
+        if rule.spares_own_service and _to_own_service(rule, args, hosts, service_hosts):
             continue
         labels |= rule.labels
         instruction_only |= rule.instruction_only
@@ -84,10 +89,14 @@ def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgP
 
 
 def _to_own_service(
-    rule: ArgumentRule, args: Sequence[ArgLeaf], hosts: Mapping[ArgPath, tuple[str, ...]]
+    rule: ArgumentRule,
+    args: Sequence[ArgLeaf],
+    hosts: Mapping[ArgPath, tuple[str, ...]],
+    service_hosts: ServiceHosts,
 ) -> bool:
     """Whether every host a call reaches is the service that the names a rule's value regexes
-    mark say (``$OPENAI_API_KEY`` sent to api.openai.com: a key used where it belongs)."""
+    mark say (``$OPENAI_API_KEY`` sent to api.openai.com, ``$JIRA_API_TOKEN`` to a host of the
+    role whose servers are Jira's: a key used where it belongs)."""
     reached = {host for found in hosts.values() for host in found}
     words = {
         word
@@ -97,6 +106,9 @@ def _to_own_service(
         for name in regex.marked(leaf.value)
         for word in service_words(name)
     }
+    known = [found for word in words if (found := service_hosts(word)) is not None]
     return bool(reached and words) and all(
-        any(word in registrable_domain(host).split(".")[0] for word in words) for host in reached
+        any(word in registrable_domain(host).split(".")[0] for word in words)
+        or any(found.matches(host) for found in known)
+        for host in reached
     )

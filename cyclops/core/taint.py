@@ -239,7 +239,9 @@ class Labeller:
     def argument_labels(self, capability: Capability, args: Sequence[ArgLeaf]) -> ArgumentLabels:
         reaching = args if capability.tool != READ_RESOURCE else self._network_uris(args)
         hosts = {leaf.path: found for leaf in reaching if (found := self.hosts_of(leaf))}
-        matched = match_rules(self._p.arguments, self.tool_names(capability), args, hosts)
+        names = self.tool_names(capability)
+        # a variable's word names a service as a server's name does (`JIRA`: `*jira*`)
+        matched = match_rules(self._p.arguments, names, args, hosts, self._home_hosts)
         labels, rule_ids = set(matched.labels), list(matched.rule_ids)
         allowed, home = self._p.egress.allow_hosts, self._home_hosts(capability.server)
         outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
