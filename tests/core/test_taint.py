@@ -185,6 +185,9 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         # a SQL statement that writes rows puts data where others read it
         ("supabase", "execute_sql", {"query": "SELECT * FROM integration_tokens"}, {S, P}),
         ("supabase", "execute_sql", {"query": "insert into msgs (body) values ('x')"}, {S, P, E}),
+        # a migration changes the schema, as the database's owner
+        ("supabase", "apply_migration", {"name": "n", "query": "drop table audit_log"}, {P}),
+        ("neon", "prepare_database_migration", {"migrationSql": "alter table t drop c"}, {P}),
         ("postgres", "query", {"sql": "UPDATE tickets SET body = 'x' WHERE id = 1"}, {S, E}),
         (
             "postgres",
