@@ -185,6 +185,11 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         # a SQL statement that writes rows puts data where others read it
         ("supabase", "execute_sql", {"query": "SELECT * FROM integration_tokens"}, {S, P}),
         ("supabase", "execute_sql", {"query": "insert into msgs (body) values ('x')"}, {S, P, E}),
+        # real servers' tools that remove, reset, refund, run code or set up forwarding
+        ("docker", "remove_container", {"container_id": "c1"}, {P}),
+        ("code-runner", "run-code", {"code": "print(1)", "languageId": "python"}, {P}),
+        ("gcloud", "run_gcloud_command", {"args": ["projects", "list"]}, {P}),
+        ("gmail", "create_filter", {"criteria": {"from": "a@b.example"}}, {P}),
         # a migration changes the schema, as the database's owner
         ("supabase", "apply_migration", {"name": "n", "query": "drop table audit_log"}, {P}),
         ("neon", "prepare_database_migration", {"migrationSql": "alter table t drop c"}, {P}),
