@@ -107,8 +107,9 @@ def _to_own_service(
         for word in service_words(name)
     }
     known = [found for word in words if (found := service_hosts(word)) is not None]
+    # The word is the domain's name itself: `github-verify.example` is not GitHub's.
     return bool(reached and words) and all(
-        any(word in registrable_domain(host).split(".")[0] for word in words)
+        registrable_domain(host).split(".")[0] in words
         or any(found.matches(host) for found in known)
         for host in reached
     )
