@@ -36,10 +36,10 @@ def match_rules(
     tool_names: Sequence[str],
     args: Sequence[ArgLeaf],
     hosts: Mapping[ArgPath, tuple[str, ...]],
-    service_hosts: ServiceHosts = lambda word: None,
+    service_hosts: ServiceHosts,
 ) -> RuleMatches:
     """What the rules for a tool named ``tool_names`` say of its ``args`` (``hosts``: the
-    hosts each argument reaches)."""
+    hosts each argument reaches; ``service_hosts``: see :data:`ServiceHosts`)."""
     labels: set[Label] = set()
     rule_ids: list[str] = []
     located: dict[ArgPath, Spans] = {}

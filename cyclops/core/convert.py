@@ -14,10 +14,11 @@ from .regex import GlobSet, PathGlob, PathGlobSet, RegexError, SafeRegex
 from .tomlreader import TableReader
 from .types import Label
 
-__all__ = ["check", "field_names", "globs", "labels", "path_globs", "regex", "regexes"]
+__all__ = ["check", "field_names", "globs", "labels", "path_globs", "regex", "regexes", "words"]
 
 _LABELS = [label.value for label in Label]
 _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+_WORD = re.compile(r"[a-z]+")
 
 
 def regex(reader: TableReader, key: str, pattern: str) -> SafeRegex:
@@ -70,3 +71,12 @@ def field_names(reader: TableReader, key: str) -> tuple[str, ...]:
         if not _FIELD_NAME.fullmatch(name):
             reader.fail(key, name, "not a header field name", "use letters, digits, - and _")
     return tuple(name.casefold() for name in names)
+
+
+def words(reader: TableReader, key: str, example: str = "send") -> frozenset[str]:
+    """A list of lower-case words (verbs, a name's words): nothing else, or the fix names one."""
+    found = reader.strings(key, [])
+    for word in found:
+        if not _WORD.fullmatch(word):
+            reader.fail(key, word, "not one lower-case word", f'write words such as "{example}"')
+    return frozenset(found)

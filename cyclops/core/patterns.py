@@ -13,7 +13,7 @@ import hashlib
 import re
 
 from .controls_config import parse_controls
-from .convert import check, globs, labels, path_globs, regex, regexes
+from .convert import check, globs, labels, path_globs, regex, regexes, words
 from .regex import GlobSet, SafeRegex
 from .roles_config import parse_roles
 from .rules import (
@@ -172,42 +172,25 @@ def _results(table: TableReader) -> tuple[_Regexes, _Regexes, _Regexes, GlobSet]
 
 def _tools(table: TableReader) -> tuple[frozenset[str], _Regexes, _Regexes, _Groups]:
     """``[tools]``: its verbs, its poisoning markers and file requests, and its verb groups."""
-    verbs = table.strings("verbs", [])
-    for verb in verbs:
-        if not re.fullmatch(r"[a-z]+", verb):
-            table.fail("verbs", verb, "not one lower-case word", 'write a verb such as "send"')
+    verbs = words(table, "verbs")
     poisoning = regexes(table, "poisoning_markers")
     requests = regexes(table, "file_requests")
     groups_table = table.table("verb_groups", {})
-    groups = []
-    for name in groups_table.names():
-        words = groups_table.strings(name)
-        for word in words:
-            if not re.fullmatch(r"[a-z]+", word):
-                fix = 'write verbs such as "sell", "place"'
-                groups_table.fail(name, word, "not one lower-case word", fix)
-        groups.append(frozenset(words))
+    groups = tuple(words(groups_table, name, "sell") for name in groups_table.names())
     groups_table.finish()
     table.finish()
-    return frozenset(verbs), poisoning, requests, tuple(groups)
+    return verbs, poisoning, requests, groups
 
 
 def _poisoning(table: TableReader) -> PoisoningRules:
-    def words(key: str) -> frozenset[str]:
-        found = table.strings(key, [])
-        for word in found:
-            if not re.fullmatch(r"[a-z]+", word):
-                table.fail(key, word, "not one lower-case word", 'write words such as "drop"')
-        return frozenset(found)
-
     def one(key: str) -> SafeRegex | None:
         return regex(table, key, table.string(key)) if table.has(key) else None
 
     rules = PoisoningRules(
         markers=regexes(table, "markers"),
-        name_verbs=words("name_verbs"),
-        not_services=words("not_services"),
-        parameter_words=words("parameter_words"),
+        name_verbs=words(table, "name_verbs"),
+        not_services=words(table, "not_services"),
+        parameter_words=words(table, "parameter_words"),
         calls_before=one("calls_before"),
         names_before=one("names_before"),
         calls_after=one("calls_after"),
@@ -215,7 +198,7 @@ def _poisoning(table: TableReader) -> PoisoningRules:
         examples=one("examples"),
         example_lead=one("example_lead"),
         harms=regexes(table, "harms"),
-        destructive_verbs=words("destructive_verbs"),
+        destructive_verbs=words(table, "destructive_verbs"),
         pressing=regexes(table, "pressing"),
         secret_tools=one("secret_tools"),
         private_data=regexes(table, "private_data"),

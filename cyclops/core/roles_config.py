@@ -26,14 +26,21 @@ def _role(name: str, role: TableReader) -> Role:
             tools.fail(glob, glob, f"bad tool glob: {exc}", "check [ ] pairs")
         rules.append((compiled, labels(tools, glob, tools.strings(glob))))
     tools.finish()
-    servers, signatures = globs(role, "servers"), globs(role, "signatures")
-    containers, hosts = globs(role, "container_keys"), globs(role, "hosts")
-    fields = field_names(role, "sender_fields"), field_names(role, "recipient_fields")
-    checkouts = globs(role, "checkout_keys")
-    public = _public_listing(role.table("public")) if role.has("public") else None
-    found = (containers, hosts, *fields, checkouts, public, field_names(role, "requester_fields"))
+    parsed = Role(
+        name,
+        servers=globs(role, "servers"),
+        tools=tuple(rules),
+        signatures=globs(role, "signatures"),
+        container_keys=globs(role, "container_keys"),
+        hosts=globs(role, "hosts"),
+        sender_fields=field_names(role, "sender_fields"),
+        recipient_fields=field_names(role, "recipient_fields"),
+        checkout_keys=globs(role, "checkout_keys"),
+        public=_public_listing(role.table("public")) if role.has("public") else None,
+        requester_fields=field_names(role, "requester_fields"),
+    )
     role.finish()
-    return Role(name, servers, tuple(rules), signatures, *found)
+    return parsed
 
 
 def _public_listing(table: TableReader) -> PublicListing:

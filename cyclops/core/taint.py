@@ -99,10 +99,6 @@ class Labeller:
         self._learned: dict[str, frozenset[str]] = {}
         self._secrets = SecretScanner(patterns.secrets)
         self._markers = _any_of(patterns.untrusted_markers + patterns.address_markers)
-        # A listing that asks for what a private file holds (a file request) instructs the agent
-        # too (see pins.instructing_texts); a page may well tell its reader to copy the contents
-        # of ~/.aws/credentials somewhere.
-        self._listing_markers = _any_of(self._markers + patterns.file_requests)
         self._requests = Requests(patterns)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
@@ -338,8 +334,9 @@ class Labeller:
         if any(found) or (Label.SENSITIVE not in labels and holds_value_under(documents, keys)):
             labels.add(Label.SENSITIVE)
         shown = [form for text in texts for form in as_read(text)]
-        markers = self._listing_markers if listing_of is not None else self._markers
-        marked = any(m.search(text) for text in shown for m in markers)
+        marked = any(m.search(text) for text in shown for m in self._markers)
+        # A listing also instructs by what only a listing may not say (see poisoning.instructs:
+        # a page may well tell its reader to copy the contents of ~/.aws/credentials somewhere).
         if not marked and listing_of is not None:
             own = self._tools.get(listing_of, set()).union(*map(paragraph_names, texts))
             marked = instructs(self._p, shown, own)
