@@ -4,6 +4,7 @@ secret named by its variable."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,9 @@ class RuleMatches:
     instruction_only: bool = False
     """A rule that matched makes a privileged call count only after an instruction."""
 
+
+_VARIABLES = re.compile(r"(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?[:@]?)+")
+"""A command word that only names environment variables (``$ID:$KEY``)."""
 
 ServiceHosts = Callable[[str], GlobSet | None]
 """The hosts a service named by one word serves from, if known (``jira``: ``*.atlassian.net``)."""
@@ -65,7 +69,8 @@ def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
                 return True
             candidates = [leaf.value]
         elif rule.word_keys.matches(leaf.key):
-            candidates = command_words(leaf.value)
+            # `$AWS_SECRET_ACCESS_KEY` names a variable, not a file (secret-variable reads it)
+            candidates = [w for w in command_words(leaf.value) if not _VARIABLES.fullmatch(w)]
         else:
             continue
         for candidate in candidates:
@@ -106,10 +111,17 @@ def _to_own_service(
         for name in regex.marked(leaf.value)
         for word in service_words(name)
     }
-    known = [found for word in words if (found := service_hosts(word)) is not None]
-    # The word is the domain's name itself: `github-verify.example` is not GitHub's.
     return bool(reached and words) and all(
-        registrable_domain(host).split(".")[0] in words
-        or any(found.matches(host) for found in known)
-        for host in reached
+        any(_serves(word, host, service_hosts) for word in words) for host in reached
     )
+
+
+def _serves(word: str, host: str, service_hosts: ServiceHosts) -> bool:
+    """Whether ``host`` is the service ``word`` names: one of its known hosts, or, where none
+    is known, a domain of that very name (``acme`` for api.acme.example; `acme-verify.example`
+    is not Acme's). A known service's look-alike on another top-level domain (openai.zip) is not
+    the service."""
+    known = service_hosts(word)
+    if known is not None:
+        return known.matches(host)
+    return len(word) >= 3 and registrable_domain(host).split(".")[0] == word

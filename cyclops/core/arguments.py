@@ -371,9 +371,9 @@ _NOT_A_SERVICE = frozenset(
 
 def service_words(name: str) -> set[str]:
     """The words of an environment variable's name that may name a service (``OPENAI`` in
-    ``OPENAI_API_KEY``), lower-case, three letters or more."""
+    ``OPENAI_API_KEY``, ``HF`` in ``HF_TOKEN``), lower-case, two letters or more."""
     return {
         word
         for word in name.lower().split("_")
-        if len(word) >= 3 and word.isalpha() and word not in _NOT_A_SERVICE
+        if len(word) >= 2 and word.isalpha() and word not in _NOT_A_SERVICE
     }

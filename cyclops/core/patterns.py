@@ -225,6 +225,7 @@ def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:
             min_entropy=table.number("min_entropy", 0.0),
             check=check(table),
             hosts=globs(table, "hosts") if table.has("hosts") else None,
+            services=_services(table),
         )
         if rule.id in seen:
             table.fail("id", rule.id, "duplicate secret rule id", "give every rule its own id")
@@ -232,6 +233,13 @@ def _secrets(tables: list[TableReader]) -> tuple[SecretRule, ...]:
         table.finish()
         rules.append(rule)
     return tuple(rules)
+
+
+def _services(table: TableReader) -> frozenset[str]:
+    """The words naming a secret rule's service: ``services``, else its id's first word."""
+    if table.has("services"):
+        return words(table, "services", "gemini")
+    return frozenset({table.string("id").split("-")[0].lower()})
 
 
 def _provenance(table: TableReader) -> ProvenanceSettings:

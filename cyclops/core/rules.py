@@ -135,6 +135,9 @@ class SecretRule:
     hosts: GlobSet | None = None
     """The hosts its secrets are for: presented there as a credential, one authenticates (see
     :mod:`.credentials`)."""
+    services: frozenset[str] = frozenset()
+    """Lower-case words that name its service in an environment variable's name (``gemini``
+    in ``GEMINI_API_KEY``): a key named so is used where it belongs at :attr:`hosts`."""
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,12 @@ class Labeller:
         self.pushes = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.push_tools))
         self.stages = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.stage_tools))
         self._home_hosts = lru_cache(maxsize=1024)(self._hosts_of_roles)
+        self._service_hosts = lru_cache(maxsize=1024)(self._hosts_of_service)
+        self._key_hosts: dict[str, list[str]] = {}
+        for rule in patterns.secrets:
+            for word in rule.services:
+                hosts = rule.hosts.patterns if rule.hosts else ()
+                self._key_hosts.setdefault(word, []).extend(hosts)
 
     def learn_tools(self, server: str, tools: Iterable[str]) -> None:
         """Tools a server offers (listed, or seen called): a signature tool names its role."""
@@ -139,6 +145,7 @@ class Labeller:
         self._is_container_key.cache_clear()
         self._is_checkout_key.cache_clear()
         self._home_hosts.cache_clear()
+        self._service_hosts.cache_clear()
 
     def declare_roles(self, server: str, roles: Iterable[str]) -> None:
         """More declared roles for ``server`` (a replay restores what the proxy had)."""
@@ -226,6 +233,14 @@ class Labeller:
         globs = [glob for role in self.roles_of(server) for glob in role.hosts.patterns]
         return GlobSet(tuple(dict.fromkeys(globs))) if globs else None
 
+    def _hosts_of_service(self, word: str) -> GlobSet | None:
+        """The hosts the service a variable's word names serves from: its role's, as a
+        server's name says (``jira``: ``*.atlassian.net``), and its keys' (``gemini``: a
+        secret rule's ``services``); None if none is known."""
+        roles = self._hosts_of_roles(word)
+        globs = [*(roles.patterns if roles else ()), *self._key_hosts.get(word, ())]
+        return GlobSet(tuple(dict.fromkeys(globs))) if globs else None
+
     def _container_key(self, server: str, key: str) -> bool:
         return any(role.container_keys.matches_name(key) for role in self.roles_of(server))
 
@@ -236,8 +251,7 @@ class Labeller:
         reaching = args if capability.tool != READ_RESOURCE else self._network_uris(args)
         hosts = {leaf.path: found for leaf in reaching if (found := self.hosts_of(leaf))}
         names = self.tool_names(capability)
-        # a variable's word names a service as a server's name does (`JIRA`: `*jira*`)
-        matched = match_rules(self._p.arguments, names, args, hosts, self._home_hosts)
+        matched = match_rules(self._p.arguments, names, args, hosts, self._service_hosts)
         labels, rule_ids = set(matched.labels), list(matched.rule_ids)
         allowed, home = self._p.egress.allow_hosts, self._home_hosts(capability.server)
         outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))

@@ -345,11 +345,15 @@ def _secret(number: int, rule: SecretRule, action: str) -> tuple[str, ...]:
         md.number(rule.min_entropy) if rule.min_entropy else "",
         _check_name(rule.check),
         md.codes(rule.hosts.patterns if rule.hosts else (), in_table=True, empty=""),
+        md.codes(sorted(rule.services), in_table=True, empty="") if rule.hosts else "",
     )
 
 
 def _secrets(patterns: Patterns) -> list[str]:
-    header = ("#", "id", "action", "description", "keywords", "min entropy", "check", "hosts")
+    header = (
+        *("#", "id", "action", "description", "keywords", "min entropy", "check", "hosts"),
+        "services",
+    )
     act = patterns.controls.action_for_secret
     rows = [_secret(i, rule, act(rule.id).value) for i, rule in enumerate(patterns.secrets, 1)]
     return [
@@ -361,6 +365,8 @@ def _secrets(patterns: Patterns) -> list[str]:
         "secret; the check validates it (`cyclops/core/checks.py`). The action is what the rule",
         "does on its own to an egress call that carries it (`[controls.secret_actions]`).",
         "Presented as a credential to its hosts alone, a secret authenticates: no secret sent.",
+        "Its services are the words that name its service in an environment variable's name",
+        "(`$GEMINI_API_KEY`): a key so named, sent only to its hosts, is used where it belongs.",
         "",
         *md.table(header, rows),
     ]
