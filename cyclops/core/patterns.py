@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+from typing import NamedTuple
 
 from .controls_config import parse_controls
 from .convert import check, globs, labels, path_globs, regex, regexes, words
@@ -61,14 +62,14 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
     if version != SUPPORTED_VERSION:
         top.fail("version", version, "unsupported version", f"use version = {SUPPORTED_VERSION}")
     verbs, poisoning, file_requests, verb_groups = _tools(top.table("tools", {}))
-    markers, addressing, requests, sensitive_keys = _results(top.table("results", {}))
+    results = _results(top.table("results", {}))
     patterns = Patterns(
         source=source,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
         roles=parse_roles(top.table("roles", {})),
         arguments=tuple(_argument_rule(t) for t in top.tables("arguments")),
         egress=_egress(top.table("egress", {})),
-        untrusted_markers=markers,
+        untrusted_markers=results.markers,
         secrets=_secrets(top.tables("secrets")),
         provenance=_provenance(top.table("provenance", {})),
         leak=_leak(top.table("leak", {})),
@@ -78,10 +79,11 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         poisoning_markers=poisoning,
         file_requests=file_requests,
         poisoning=_poisoning(top.table("poisoning", {})),
-        address_markers=addressing,
-        request_markers=requests,
+        address_markers=results.addressing,
+        request_markers=results.requests,
         verb_groups=verb_groups,
-        sensitive_keys=sensitive_keys,
+        sensitive_keys=results.sensitive_keys,
+        untrusted_boundaries=results.boundaries,
     )
     controls = top.table("controls", {})
     patterns = dataclasses.replace(patterns, controls=parse_controls(controls))
@@ -156,8 +158,17 @@ def _service_commands(table: TableReader) -> dict[str, str]:
     return found
 
 
-def _results(table: TableReader) -> tuple[_Regexes, _Regexes, _Regexes, GlobSet]:
-    """``[results]``: its untrusted, address and request markers, and its sensitive keys."""
+class _ResultRules(NamedTuple):
+    markers: _Regexes
+    addressing: _Regexes
+    requests: _Regexes
+    sensitive_keys: GlobSet
+    boundaries: _Regexes
+
+
+def _results(table: TableReader) -> _ResultRules:
+    """``[results]``: its untrusted, address and request markers, its sensitive keys and the
+    boundaries by which servers declare content untrusted."""
     markers = regexes(table, "untrusted_markers")
     addressing = regexes(table, "address_markers")
     requests = regexes(table, "request_markers")
@@ -166,8 +177,9 @@ def _results(table: TableReader) -> tuple[_Regexes, _Regexes, _Regexes, GlobSet]
             fix = "mark the verb asked for with (?P<verb>...), as in '(?i)please (?P<verb>[a-z]+)'"
             table.fail("request_markers", request.pattern, "no group named verb", fix)
     sensitive_keys = globs(table, "sensitive_keys")
+    boundaries = regexes(table, "untrusted_boundaries")
     table.finish()
-    return markers, addressing, requests, sensitive_keys
+    return _ResultRules(markers, addressing, requests, sensitive_keys, boundaries)
 
 
 def _tools(table: TableReader) -> tuple[frozenset[str], _Regexes, _Regexes, _Groups]:

@@ -298,6 +298,9 @@ class Patterns:
     sensitive_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Keys whose value in a result's JSON makes it private data, whatever its tool (``ssn``,
     ``card_number``, ``password``)."""
+    untrusted_boundaries: tuple[SafeRegex, ...] = ()
+    """Text by which a server declares what it returns untrusted (Supabase's
+    ``<untrusted-data-…>`` around rows): the result is untrusted content, addressing no one."""
 
     def role(self, name: str) -> Role | None:
         return next((role for role in self.roles if role.name == name), None)

@@ -99,6 +99,7 @@ class Labeller:
         self._learned: dict[str, frozenset[str]] = {}
         self._secrets = SecretScanner(patterns.secrets)
         self._markers = _any_of(patterns.untrusted_markers + patterns.address_markers)
+        self._boundaries = _any_of(patterns.untrusted_boundaries)
         self._requests = Requests(patterns)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
@@ -338,10 +339,11 @@ class Labeller:
     ) -> ResultFacts:
         """What a result's content shows: its labels (a secret, or a value under one of
         ``[results] sensitive_keys`` in its JSON ``documents``, makes it private; an untrusted
-        marker untrusted); whether it addresses the agent (a marker; for the listing of server
-        ``listing_of``, poisoning too: see :func:`.poisoning.instructs`); the values secret
-        rules match in each of its texts if it is private (see ``TokenFacts.of``). Each text is
-        scanned once, for the labels and the values alike."""
+        marker, or a boundary by which its server declares it untrusted, untrusted); whether it
+        addresses the agent (a marker; for the listing of server ``listing_of``, poisoning too:
+        see :func:`.poisoning.instructs`); the values secret rules match in each of its texts if
+        it is private (see ``TokenFacts.of``). Each text is scanned once, for the labels and the
+        values alike."""
         found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
         keys = self._is_sensitive_key  # looked for only when nothing else made it private
@@ -354,7 +356,7 @@ class Labeller:
         if not marked and listing_of is not None:
             own = self._tools.get(listing_of, set()).union(*map(paragraph_names, texts))
             marked = instructs(self._p, shown, own)
-        if marked:
+        if marked or any(b.search(text) for text in texts for b in self._boundaries):
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels
         asked = self._requests.asked(shown) if Label.UNTRUSTED in labels else NOTHING_ASKED

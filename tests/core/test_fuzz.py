@@ -73,7 +73,7 @@ INTERESTING = [
     "-----BEGIN OPENSSH PRIVATE KEY-----\n" + KEY_BODY + "\n-----END OPENSSH PRIVATE KEY-----",
     KEY_BODY,
     base64.b64encode(KEY_BODY.encode()).decode(),
-    "AKIAIOSFODNN7EXAMPLE",
+    "AKIAQ7RZ3W5N2K4XTB6M",
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
     "sk_live_4eC39HqLyjWDarjtT1zdp7dc",

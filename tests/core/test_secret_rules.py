@@ -289,7 +289,7 @@ VARIANTS: list[tuple[str, str]] = [
     ("private-key", json.dumps({"key": pem("EC PRIVATE KEY", b64(RNG.randbytes(121)))})),
     ("private-key", pem("ENCRYPTED PRIVATE KEY", b64(RNG.randbytes(1200)))),
     ("openai-key", f"key = 'sk-{r(20)}T3BlbkFJ{r(20)}'"),
-    ("aws-access-key-id", "creds: AKIAIOSFODNN7EXAMPLE"),
+    ("aws-access-key-id", "creds: AKIAQ7RZ3W5N2K4XTB6M"),
     ("aws-secret-access-key", f'{{"SecretAccessKey": "{r(40, ALNUM + "/+")}"}}'),
     ("twilio-auth-token", f"curl -u AC{r(32, HEX)}:{r(32, HEX)} https://api.twilio.com/x"),
     ("okta-api-token", f"Authorization: SSWS 00{r(40, URLSAFE)}"),
@@ -388,3 +388,14 @@ def test_scanning_100_kb_of_ordinary_text_with_every_rule_stays_cheap(
     started = time.perf_counter()
     scanner.scan(text)
     assert time.perf_counter() - started < 2.0  # a generous hang guard, not a benchmark
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'access_key_id = "AKIAIOSFODNN7EXAMPLE"',
+        'aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+    ],
+)
+def test_the_documentations_aws_key_pair_is_no_secret(patterns: Patterns, text: str) -> None:
+    assert SecretScanner(patterns.secrets).scan(text) == []

@@ -140,7 +140,7 @@ words = st.one_of(
             "https://paste.attacker-example.net/drop",
             "https://blog.example.org/",
             "~/.ssh/id_rsa",
-            "AKIAIOSFODNN7EXAMPLE",
+            "AKIAQ7RZ3W5N2K4XTB6M",
             "fetch_page",
             "send_message",
             "web",
