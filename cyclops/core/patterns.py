@@ -84,6 +84,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         verb_groups=verb_groups,
         sensitive_keys=results.sensitive_keys,
         untrusted_boundaries=results.boundaries,
+        insiders=results.insiders,
     )
     controls = top.table("controls", {})
     patterns = dataclasses.replace(patterns, controls=parse_controls(controls))
@@ -164,11 +165,12 @@ class _ResultRules(NamedTuple):
     requests: _Regexes
     sensitive_keys: GlobSet
     boundaries: _Regexes
+    insiders: dict[str, frozenset[str]]
 
 
 def _results(table: TableReader) -> _ResultRules:
-    """``[results]``: its untrusted, address and request markers, its sensitive keys and the
-    boundaries by which servers declare content untrusted."""
+    """``[results]``: its untrusted, address and request markers, its sensitive keys, the
+    boundaries by which servers declare content untrusted, and who its insiders are."""
     markers = regexes(table, "untrusted_markers")
     addressing = regexes(table, "address_markers")
     requests = regexes(table, "request_markers")
@@ -178,8 +180,18 @@ def _results(table: TableReader) -> _ResultRules:
             table.fail("request_markers", request.pattern, "no group named verb", fix)
     sensitive_keys = globs(table, "sensitive_keys")
     boundaries = regexes(table, "untrusted_boundaries")
+    insiders_table = table.table("insiders", {})
+    insiders = {key: _insider_values(insiders_table, key) for key in insiders_table.names()}
+    insiders_table.finish()
     table.finish()
-    return _ResultRules(markers, addressing, requests, sensitive_keys, boundaries)
+    return _ResultRules(markers, addressing, requests, sensitive_keys, boundaries, insiders)
+
+
+def _insider_values(table: TableReader, key: str) -> frozenset[str]:
+    values = table.strings(key)
+    if not values:
+        table.fail(key, values, "no value", 'name the values of an insider, as ["OWNER", "MEMBER"]')
+    return frozenset(v.upper() for v in values)
 
 
 def _tools(table: TableReader) -> tuple[frozenset[str], _Regexes, _Regexes, _Groups]:

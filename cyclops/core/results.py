@@ -13,7 +13,7 @@ from typing import Any
 
 from .types import JSON, ToolResult
 
-__all__ = ["holds_value_under", "json_objects", "to_tool_result"]
+__all__ = ["holds_value_under", "insiders_only", "json_objects", "to_tool_result"]
 
 _MAX_DEPTH = 64
 _MAX_FIELDS_TEXT = 65536  # a message's fields are short; past this much, the rest is left out
@@ -89,9 +89,12 @@ def _tool_result(
     private: dict[str, tuple[str, ...]] = {}
     values: dict[str, tuple[str, ...]] = {}
     documents = []
+    loose = False
     for piece in pieces:
         if piece.document is not None:
             documents.append(piece.document)
+        elif piece.text:
+            loose = True
         if piece.text:
             ids[piece.text] = tuple(dict.fromkeys((*ids.get(piece.text, ()), *piece.ids)))
             both = (*private.get(piece.text, ()), *piece.private)
@@ -99,7 +102,7 @@ def _tool_result(
             values[piece.text] = tuple(dict.fromkeys((*values.get(piece.text, ()), *piece.values)))
     return ToolResult(
         tuple(ids), is_error, _per_text(ids), fields, _per_text(private), _per_text(values),
-        tuple(documents),
+        tuple(documents), bool(documents) and not loose,
     )  # fmt: skip
 
 
@@ -307,6 +310,21 @@ def holds_value_under(documents: Iterable[JSON], is_key: IsKey) -> bool:
         for record in json_objects(document)
         for key, value in record.items()
     )
+
+
+def insiders_only(result: ToolResult, insiders: Mapping[str, frozenset[str]]) -> bool:
+    """Whether a result is JSON throughout that names its authors, each an insider by
+    ``insiders`` (key: the values of an insider; see ``Patterns.insiders``)."""
+    if not insiders or not result.json_only:
+        return False
+    said = [
+        str(record[key]).upper() in values
+        for document in result.documents
+        for record in json_objects(document)
+        for key, values in insiders.items()
+        if key in record
+    ]
+    return bool(said) and all(said)
 
 
 def _filled(value: JSON) -> bool:

@@ -298,6 +298,11 @@ class Patterns:
     sensitive_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Keys whose value in a result's JSON makes it private data, whatever its tool (``ssn``,
     ``card_number``, ``password``)."""
+    insiders: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Keys whose value says how a text's author stands to where it was written (GitHub's
+    ``author_association``), with the values that make the author an insider (``OWNER``,
+    ``MEMBER``, ``COLLABORATOR``): a JSON result whose every author is one is no untrusted
+    content."""
     untrusted_boundaries: tuple[SafeRegex, ...] = ()
     """Text by which a server declares what it returns untrusted (Supabase's
     ``<untrusted-data-…>`` around rows): the result is untrusted content, addressing no one."""

@@ -36,7 +36,7 @@ from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .leakpieces import continued, preceded
 from .provenance import Provenance
 from .redact import changed_paths, redaction
-from .results import to_tool_result
+from .results import insiders_only, to_tool_result
 from .rules import Patterns
 from .staging import Staging
 from .taint import Labeller
@@ -242,6 +242,8 @@ class Session:
         capability, place = self._prov.capability(index), self._prov.place(index)
         if capability is not None and self._containers.learn(capability, place, result):
             call_labels -= {Label.SENSITIVE}  # it shows public repositories only
+        if insiders_only(result, self.patterns.insiders):
+            call_labels -= {Label.UNTRUSTED}  # a maintainer's issue on their own repository
         listing_of = capability.server if capability and capability.tool == LISTING else None
         facts = self._labeller.read_result(
             call_labels, result.texts, listing_of=listing_of, documents=result.documents

@@ -270,6 +270,8 @@ class ToolResult:
     """The JSON objects and arrays the result is made of (text blocks that are JSON,
     structured content), as parsed: where a listing says what it lists (see
     :mod:`cyclops.core.containers`). Shared: never changed by their readers."""
+    json_only: bool = False
+    """Every text is a walk of one of :attr:`documents`: nothing in it is loose prose."""
 
 
 @dataclass(frozen=True)

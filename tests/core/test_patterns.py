@@ -50,6 +50,7 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[[secrets]]\nregex = 'a'", "secrets[0].id"),
         ("[[secrets]]\nid = 'x'\nregex = 'a'\n[[secrets]]\nid = 'x'\nregex = 'b'", "secrets[1].id"),
         ("[[secrets]]\nid = 'x'\nregex = 'a'\nservices = ['Gemini AI']", "secrets[0].services"),
+        ("[results.insiders]\nauthor_association = []", "results.insiders.author_association"),
         ("[flows.exfil]\naction = 'deny'", "flows.exfil"),
         ("[provenance]\nmin_private_value = 2", "provenance.min_private_value"),
         ("[tools]\nverbs = ['Send']", "tools.verbs"),
