@@ -179,6 +179,9 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("datadog", "get_logs", {"query": "service:api"}, {U, S}),
         ("aws-logs", "filter_log_events", {"logGroupName": "/ecs/api"}, {U, S}),
         ("cms", "list_blogs", {}, set()),
+        # a bucket's objects are private, as files are; writing one sends it out
+        ("s3", "get_object", {"Bucket": "exports", "Key": "customers.csv"}, {S}),
+        ("aws-s3", "s3_get_object", {"bucket": "exports", "key": "q3.csv"}, {S}),
         ("kubernetes", "kubectl_apply", {"manifest": "kind: Pod"}, {P}),
         ("contacts", "search_contacts", {"query": "bob"}, {S}),
         # forwarding or sharing by id reads what it sends; page getters on any server
