@@ -302,10 +302,15 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         high_value=tuple(high_value),
         private_value_keys=globs(table, "private_value_keys"),
         min_private_value=table.integer("min_private_value", defaults.min_private_value, minimum=4),
+        labelled_values=regexes(table, "labelled_values"),
         write_tools=globs(table, "write_tools"),
         push_tools=globs(table, "push_tools"),
         stage_tools=globs(table, "stage_tools"),
     )
+    for found in settings.labelled_values:
+        if not found.marks("value"):
+            fix = "mark the value with (?P<value>...), as in 'Passport (?P<value>[A-Z0-9]+)'"
+            table.fail("labelled_values", found.pattern, "no group named value", fix)
     table.finish()
     return settings
 

@@ -347,6 +347,8 @@ class Provenance:
             kept_ids = self._ids_to_keep(ids)
             found = [matchable(clean(value)) for value in (secrets[i] if i < len(secrets) else ())]
             private = result.private[i] if i < len(result.private) and sensitive else ()
+            if sensitive:
+                private = (*private, *self._labelled_values(piece))
             private_values = self._private_values(private)
             self._matcher.private_values.add(private_values)
             posted = private_values  # posted whole, with the record's values under their keys
@@ -371,6 +373,11 @@ class Provenance:
                     public.append(text_form[:_PUBLIC_CHARS])
         if public:
             self._public.append((index, "\n".join(public)))
+
+    def _labelled_values(self, text: str) -> list[str]:
+        """Values a private text's prose names by their label (``Passport YA4417382``)."""
+        found = self._p.provenance.labelled_values
+        return [value for regex in found for value in regex.marked(text)] if found else []
 
     def _private_values(self, values: Iterable[str]) -> list[str]:
         """``values`` (under private-value keys) in the form high values are compared in,

@@ -171,6 +171,9 @@ class ProvenanceSettings:
     """JSON keys of private results whose values link whole (a card number, an address)."""
     min_private_value: int = 8
     """Letters and digits such a value needs to link."""
+    labelled_values: tuple[SafeRegex, ...] = ()
+    """Regexes that find a value of a private text by the label before it in prose (``Passport
+    YA4417382``), marked ``(?P<value>...)``: it links whole, as a private-value key's value."""
     write_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Tools whose calls leave their text arguments in the local files they name."""
     push_tools: GlobSet = field(default_factory=lambda: GlobSet(()))

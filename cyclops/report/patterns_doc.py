@@ -245,6 +245,10 @@ def _provenance(patterns: Patterns) -> list[str]:
         "",
         f"Private-value keys (their values link whole): {_globs(settings.private_value_keys)}",
         "",
+        "Labelled values (a private text's value its label names in prose; it links whole):",
+        "",
+        *_regex_list(settings.labelled_values),
+        "",
         f"Write tools (their texts stay in the files they name): {_globs(settings.write_tools)}",
         "",
         "Push tools (they publish what was written under the directory they name): "

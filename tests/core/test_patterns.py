@@ -51,6 +51,7 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[[secrets]]\nid = 'x'\nregex = 'a'\n[[secrets]]\nid = 'x'\nregex = 'b'", "secrets[1].id"),
         ("[[secrets]]\nid = 'x'\nregex = 'a'\nservices = ['Gemini AI']", "secrets[0].services"),
         ("[results.insiders]\nauthor_association = []", "results.insiders.author_association"),
+        ("[provenance]\nlabelled_values = ['Passport [A-Z0-9]+']", "provenance.labelled_values"),
         ("[flows.exfil]\naction = 'deny'", "flows.exfil"),
         ("[provenance]\nmin_private_value = 2", "provenance.min_private_value"),
         ("[tools]\nverbs = ['Send']", "tools.verbs"),
