@@ -174,10 +174,11 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("reddit", "add_comment", {"post_id": "abc", "text": "x"}, {U, E}),
         ("youtube", "get_transcript", {"video_id": "abc"}, {U}),
         ("kubernetes", "kubectl_get", {"resourceType": "secrets"}, {S}),
-        # logs hold what users sent and what services printed, on any server
-        ("grafana", "query_loki_logs", {"logql": '{app="gateway"}'}, {U, S}),
-        ("datadog", "get_logs", {"query": "service:api"}, {U, S}),
-        ("aws-logs", "filter_log_events", {"logGroupName": "/ecs/api"}, {U, S}),
+        # logs hold what users sent, on any server (their keys are the secret rules' to find)
+        ("grafana", "query_loki_logs", {"logql": '{app="gateway"}'}, {U}),
+        ("datadog", "get_logs", {"query": "service:api"}, {U}),
+        ("aws-logs", "filter_log_events", {"logGroupName": "/ecs/api"}, {U}),
+        ("kubernetes", "kubectl_logs", {"name": "api-7b5d9"}, {U}),
         ("cms", "list_blogs", {}, set()),
         # a bucket's objects are private, as files are; writing one sends it out
         ("s3", "get_object", {"Bucket": "exports", "Key": "customers.csv"}, {S}),
