@@ -14,7 +14,10 @@ from .regex import GlobSet, PathGlob, PathGlobSet, RegexError, SafeRegex
 from .tomlreader import TableReader
 from .types import Label
 
-__all__ = ["check", "field_names", "globs", "labels", "path_globs", "regex", "regexes", "words"]
+__all__ = [
+    "check", "field_names", "globs", "labels", "marked_regexes", "path_globs", "regex", "regexes",
+    "words",
+]  # fmt: skip
 
 _LABELS = [label.value for label in Label]
 _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
@@ -32,6 +35,18 @@ def regex(reader: TableReader, key: str, pattern: str) -> SafeRegex:
 
 def regexes(reader: TableReader, key: str) -> tuple[SafeRegex, ...]:
     return tuple(regex(reader, key, p) for p in reader.strings(key, ()))
+
+
+def marked_regexes(
+    reader: TableReader, key: str, group: str, example: str
+) -> tuple[SafeRegex, ...]:
+    """Regexes that each mark what they find with a group named ``group`` (``example``: one
+    that does, for the fix)."""
+    found = regexes(reader, key)
+    for one in found:
+        if not one.marks(group):
+            reader.fail(key, one.pattern, f"no group named {group}", f"mark it, as in '{example}'")
+    return found
 
 
 def globs(reader: TableReader, key: str, default: tuple[str, ...] = ()) -> GlobSet:

@@ -14,7 +14,7 @@ import re
 from typing import NamedTuple
 
 from .controls_config import parse_controls
-from .convert import check, globs, labels, path_globs, regex, regexes, words
+from .convert import check, globs, labels, marked_regexes, path_globs, regex, regexes, words
 from .regex import GlobSet, SafeRegex
 from .roles_config import parse_roles
 from .rules import (
@@ -173,11 +173,7 @@ def _results(table: TableReader) -> _ResultRules:
     boundaries by which servers declare content untrusted, and who its insiders are."""
     markers = regexes(table, "untrusted_markers")
     addressing = regexes(table, "address_markers")
-    requests = regexes(table, "request_markers")
-    for request in requests:
-        if not request.marks("verb"):
-            fix = "mark the verb asked for with (?P<verb>...), as in '(?i)please (?P<verb>[a-z]+)'"
-            table.fail("request_markers", request.pattern, "no group named verb", fix)
+    requests = marked_regexes(table, "request_markers", "verb", "(?i)please (?P<verb>[a-z]+)")
     sensitive_keys = globs(table, "sensitive_keys")
     boundaries = regexes(table, "untrusted_boundaries")
     insiders_table = table.table("insiders", {})
@@ -226,13 +222,11 @@ def _poisoning(table: TableReader) -> PoisoningRules:
         pressing=regexes(table, "pressing"),
         secret_tools=one("secret_tools"),
         private_data=regexes(table, "private_data"),
-        argument_requests=regexes(table, "argument_requests"),
+        argument_requests=marked_regexes(
+            table, "argument_requests", "argument", "in the (?P<argument>[a-z_]+) argument"
+        ),
         secret_arguments=one("secret_arguments"),
     )
-    for request in rules.argument_requests:
-        if not request.marks("argument"):
-            fix = "mark the argument's name with (?P<argument>...)"
-            table.fail("argument_requests", request.pattern, "no group named argument", fix)
     table.finish()
     return rules
 
@@ -302,15 +296,13 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         high_value=tuple(high_value),
         private_value_keys=globs(table, "private_value_keys"),
         min_private_value=table.integer("min_private_value", defaults.min_private_value, minimum=4),
-        labelled_values=regexes(table, "labelled_values"),
+        labelled_values=marked_regexes(
+            table, "labelled_values", "value", "Passport (?P<value>[A-Z0-9]+)"
+        ),
         write_tools=globs(table, "write_tools"),
         push_tools=globs(table, "push_tools"),
         stage_tools=globs(table, "stage_tools"),
     )
-    for found in settings.labelled_values:
-        if not found.marks("value"):
-            fix = "mark the value with (?P<value>...), as in 'Passport (?P<value>[A-Z0-9]+)'"
-            table.fail("labelled_values", found.pattern, "no group named value", fix)
     table.finish()
     return settings
 
