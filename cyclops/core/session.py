@@ -36,7 +36,7 @@ from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .leakpieces import continued, preceded
 from .provenance import Provenance
 from .redact import changed_paths, redaction
-from .results import insiders_only, to_tool_result
+from .results import to_tool_result
 from .rules import Patterns
 from .staging import Staging
 from .taint import Labeller
@@ -62,6 +62,8 @@ __all__ = ["MAX_CONTROL_EVENTS", "Session"]
 
 MAX_CONTROL_EVENTS = 1000
 _STRICTNESS = attrgetter("strictness")
+_CONTENT = frozenset({Label.UNTRUSTED, Label.SENSITIVE})
+"""The labels a result's content decides (see ``Labeller.read_result``)."""
 
 
 @dataclass(frozen=True)
@@ -242,16 +244,11 @@ class Session:
         capability, place = self._prov.capability(index), self._prov.place(index)
         if capability is not None and self._containers.learn(capability, place, result):
             call_labels -= {Label.SENSITIVE}  # it shows public repositories only
-        if insiders_only(result, self.patterns.insiders):
-            call_labels -= {Label.UNTRUSTED}  # a maintainer's issue on their own repository
         listing_of = capability.server if capability and capability.tool == LISTING else None
-        facts = self._labeller.read_result(
-            call_labels, result.texts, listing_of=listing_of, documents=result.documents
-        )
+        facts = self._labeller.read_result(call_labels, result, listing_of=listing_of)
         self._counts.update(facts.labels - call_labels)
-        self._prov.set_labels(
-            index, call_labels | facts.labels, instructed=facts.instructed, requests=facts.requests
-        )
+        labels = (call_labels - _CONTENT) | facts.labels  # the result's say on what it holds
+        self._prov.set_labels(index, labels, instructed=facts.instructed, requests=facts.requests)
         if capability is not None:
             self._labeller.learn_from_result(capability, facts.labels)
             if Label.SENSITIVE in facts.labels:

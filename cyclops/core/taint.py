@@ -39,12 +39,11 @@ from .matches import CallShape
 from .poisoning import instructs, paragraph_names
 from .regex import GlobSet, SafeRegex, alternation, tool_names
 from .requested import NOTHING_ASKED, Asked, Requests
-from .results import holds_value_under
+from .results import holds_value_under, insiders_only
 from .rules import Patterns, Role
 from .secretscan import SecretScanner
 from .types import (
     HOSTILE_ROLE,
-    JSON,
     LISTING,
     READ_RESOURCE,
     ArgPath,
@@ -327,25 +326,23 @@ class Labeller:
         self, call_labels: frozenset[Label], texts: Sequence[str]
     ) -> frozenset[Label]:
         """The labels of a result: its call's source labels plus what its content shows."""
-        return self.read_result(call_labels, texts).labels
+        return self.read_result(call_labels, ToolResult(tuple(texts))).labels
 
     def read_result(
-        self,
-        call_labels: frozenset[Label],
-        texts: Sequence[str],
-        *,
-        listing_of: str | None = None,
-        documents: Sequence[JSON] = (),
+        self, call_labels: frozenset[Label], result: ToolResult, *, listing_of: str | None = None
     ) -> ResultFacts:
-        """What a result's content shows: its labels (a secret, or a value under one of
-        ``[results] sensitive_keys`` in its JSON ``documents``, makes it private; an untrusted
-        marker, or a boundary by which its server declares it untrusted, untrusted); whether it
-        addresses the agent (a marker; for the listing of server ``listing_of``, poisoning too:
-        see :func:`.poisoning.instructs`); the values secret rules match in each of its texts if
-        it is private (see ``TokenFacts.of``). Each text is scanned once, for the labels and the
-        values alike."""
+        """What a result's content shows: its labels (its call's untrusted and private ones, but
+        untrusted not when every author it names is an insider, ``[results.insiders]``; a
+        secret, or a value under one of ``[results] sensitive_keys`` in its JSON documents,
+        makes it private; an untrusted marker, or a boundary by which its server declares it
+        untrusted, untrusted); whether it addresses the agent (a marker; for the listing of
+        server ``listing_of``, poisoning too: see :func:`.poisoning.instructs`); the values
+        secret rules match in each of its texts if it is private (see ``TokenFacts.of``)."""
+        texts, documents = result.texts, result.documents
         found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
+        if insiders_only(result, self._p.insiders):
+            labels.discard(Label.UNTRUSTED)  # a maintainer's issue on their own repository
         keys = self._is_sensitive_key  # looked for only when nothing else made it private
         if any(found) or (Label.SENSITIVE not in labels and holds_value_under(documents, keys)):
             labels.add(Label.SENSITIVE)
