@@ -1,5 +1,6 @@
 """The values under private-value keys of a session's private results (a card number, a
-passport number, a street address), and finding them in a call's arguments.
+passport number, a street address) and those their prose names by a label ("Passport
+YA4417382"), and finding them in a call's arguments.
 
 A high-value rule finds a value by its shape (an IBAN, a code); these values have none to find
 them by, so the text an argument carries is searched for each of them, squeezed to letters and
@@ -12,10 +13,31 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 
-from .canon import squeezed
+from .canon import clean, squeezed
 from .regex import LiteralSet
+from .rules import ProvenanceSettings
 
-__all__ = ["PrivateValues"]
+__all__ = ["PrivateValues", "value_forms"]
+
+
+def value_forms(
+    settings: ProvenanceSettings, values: Iterable[str], prose: str | None = None
+) -> list[str]:
+    """``values`` (under private-value keys), and those ``prose`` names by their label
+    (``Passport YA4417382``, see ``labelled_values``), in the form high values are compared
+    in, without those a coincidence could make: too short, or one word without a digit
+    (``elevated``; a distinctive word is fingerprinted like any other)."""
+    if prose is not None and settings.labelled_values:
+        labelled = (value for regex in settings.labelled_values for value in regex.marked(prose))
+        values = (*values, *labelled)
+    found = []
+    for value in map(clean, values):
+        form = squeezed(value)
+        if len(form) >= settings.min_private_value and (
+            not form.isalpha() or len(value.split()) > 1
+        ):
+            found.append(form)
+    return found
 
 
 class PrivateValues:

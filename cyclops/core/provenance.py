@@ -25,12 +25,13 @@ import networkx as nx
 
 from .argmatch import ArgumentMatcher
 from .arguments import ArgLeaf
-from .canon import clean, matchable, squeezed
+from .canon import clean, matchable
 from .distinctive import holds_secret
 from .fingerprints import FingerprintIndex
 from .hits import Hit
 from .leak import Source
 from .matches import ArgumentMatch, CallShape
+from .privatevalues import value_forms
 from .records import add_record_hits, record_keys
 from .requested import NOTHING_ASKED, Asked
 from .rules import Patterns
@@ -347,9 +348,8 @@ class Provenance:
             kept_ids = self._ids_to_keep(ids)
             found = [matchable(clean(value)) for value in (secrets[i] if i < len(secrets) else ())]
             private = result.private[i] if i < len(result.private) and sensitive else ()
-            if sensitive:
-                private = (*private, *self._labelled_values(piece))
-            private_values = self._private_values(private)
+            prose = piece if sensitive else None
+            private_values = value_forms(self._p.provenance, private, prose)[:_MAX_IDS]
             self._matcher.private_values.add(private_values)
             posted = private_values  # posted whole, with the record's values under their keys
             if i < len(result.values) and sensitive:
@@ -373,23 +373,6 @@ class Provenance:
                     public.append(text_form[:_PUBLIC_CHARS])
         if public:
             self._public.append((index, "\n".join(public)))
-
-    def _labelled_values(self, text: str) -> list[str]:
-        """Values a private text's prose names by their label (``Passport YA4417382``)."""
-        found = self._p.provenance.labelled_values
-        return [value for regex in found for value in regex.marked(text)] if found else []
-
-    def _private_values(self, values: Iterable[str]) -> list[str]:
-        """``values`` (under private-value keys) in the form high values are compared in,
-        without those a coincidence could make: too short, or one word without a digit
-        (``elevated``; a distinctive word is fingerprinted like any other)."""
-        least = self._p.provenance.min_private_value
-        found = []
-        for value in map(clean, values):
-            form = squeezed(value)
-            if len(form) >= least and (not form.isalpha() or len(value.split()) > 1):
-                found.append(form)
-        return found[:_MAX_IDS]
 
     def _ids_to_keep(self, ids: Iterable[str]) -> list[str]:
         """``ids`` in canonical form, without those too short to tell from a coincidence; at
