@@ -15,7 +15,6 @@ import sys
 from collections.abc import Iterable
 
 from ..config import load_patterns
-from ..core.checks import CHECKS, Check
 from ..core.patterns import (
     ArgumentRule,
     FlowPolicy,
@@ -25,21 +24,18 @@ from ..core.patterns import (
     Patterns,
     ProvenanceSettings,
     Role,
-    SecretRule,
 )
 from ..core.regex import GlobSet, SafeRegex
 from ..core.types import FlowClass, Label
 from . import markdown as md
 from .poisoning_doc import poisoning_section
+from .secrets_doc import check_name, secrets_section
 
 __all__ = ["REGENERATE", "patterns_markdown"]
 
 REGENERATE = "python -m cyclops.report.patterns_doc > docs/patterns.md"
 
 _LABEL_ORDER = list(Label)
-_CHECK_NAMES: dict[Check, str] = {check: name for name, check in CHECKS.items()}
-
-
 # -- pieces of the patterns ---------------------------------------------------------------------
 
 
@@ -49,12 +45,6 @@ def _labels(labels: Iterable[Label]) -> str:
 
 def _globs(globs: GlobSet, *, in_table: bool = False) -> str:
     return md.codes(globs.patterns, in_table=in_table)
-
-
-def _check_name(check: Check | None) -> str:
-    if check is None:
-        return ""
-    return _CHECK_NAMES.get(check, getattr(check, "__name__", "custom"))
 
 
 # -- sections ------------------------------------------------------------------------------------
@@ -230,7 +220,7 @@ def _high_value(rule: HighValueRule) -> tuple[str, ...]:
     steers = "yes" if rule.steers else ""
     return (
         f"`{rule.id}`",
-        _check_name(rule.check),
+        check_name(rule.check),
         steers,
         md.code(rule.regex.pattern, in_table=True),
     )
@@ -349,43 +339,6 @@ def _limits(patterns: Patterns) -> list[str]:
     return ["## Limits", "", *_settings_table(patterns.limits)]
 
 
-def _secret(number: int, rule: SecretRule, action: str) -> tuple[str, ...]:
-    return (
-        str(number),
-        f"`{rule.id}`",
-        action,
-        md.cell(rule.description),
-        md.codes(rule.keywords, in_table=True, empty="(always runs)"),
-        md.number(rule.min_entropy) if rule.min_entropy else "",
-        _check_name(rule.check),
-        md.codes(rule.hosts.patterns if rule.hosts else (), in_table=True, empty=""),
-        md.codes(sorted(rule.services), in_table=True, empty="") if rule.hosts else "",
-    )
-
-
-def _secrets(patterns: Patterns) -> list[str]:
-    header = (
-        *("#", "id", "action", "description", "keywords", "min entropy", "check", "hosts"),
-        "services",
-    )
-    act = patterns.controls.action_for_secret
-    rows = [_secret(i, rule, act(rule.id).value) for i, rule in enumerate(patterns.secrets, 1)]
-    return [
-        "## Secret rules",
-        "",
-        f"{len(patterns.secrets)} rules. A result that matches one is sensitive; an egress call",
-        "that carries one is a secret egress. A rule runs only on text that contains one of its",
-        "keywords (lower case); the minimum entropy (bits per character) gates the matched",
-        "secret; the check validates it (`cyclops/core/checks.py`). The action is what the rule",
-        "does on its own to an egress call that carries it (`[controls.secret_actions]`).",
-        "Presented as a credential to its hosts alone, a secret authenticates: no secret sent.",
-        "Its services are the words that name its service in an environment variable's name",
-        "(`$GEMINI_API_KEY`): a key so named, sent only to its hosts, is used where it belongs.",
-        "",
-        *md.table(header, rows),
-    ]
-
-
 def patterns_markdown(patterns: Patterns) -> str:
     """The Markdown reference of ``patterns``: the same patterns always give the same text."""
     sections = [
@@ -400,7 +353,7 @@ def patterns_markdown(patterns: Patterns) -> str:
         _flows,
         _controls,
         _limits,
-        _secrets,
+        secrets_section,
     ]
     lines = [
         "# Detection patterns",
