@@ -10,6 +10,9 @@ Rules:
 3. Of an egress call, whole words, values and prose are matched too, not only fragments of
    distinctive tokens; and what a URL inside a payload carries is also kept apart: it reaches
    that URL's host wherever the message is written (an image a comment embeds is fetched).
+4. An identifier the agent sent in a call's arguments before an untrusted result holding it
+   came back (a pull request's number, in the pull request read with it) was not given by that
+   result (see :class:`SentBefore`).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from .secretscan import high_values
 from .types import Label
 from .unmask import DEFAULT_LIMITS, SINK_LIMITS, unmask
 
-__all__ = ["ArgumentMatcher"]
+__all__ = ["ArgumentMatcher", "SentBefore"]
 
 _URL_TAIL = ").,;:!?]}*_"
 _CHAINED = re.compile(r"[|;&`<>\n]|\$\(")
@@ -50,9 +53,35 @@ _IDENTITY = re.compile(r"(?:^|\s)(?:-i|--identity\S*)(?:\s|\S*/)|IdentityFile", 
 """What chains commands or redirects one's input or output: more than one simple command."""
 
 
+_MAX_SENT = 4096
+_MAX_SENT_VALUE = 128
+
+
+class SentBefore:
+    """The call that first sent each whole identifier in its arguments (the first 4,096)."""
+
+    def __init__(self) -> None:
+        self._first: dict[str, int] = {}
+
+    def note(self, call: int, args: Iterable[ArgLeaf]) -> None:
+        for leaf in args:
+            if len(leaf.value) > _MAX_SENT_VALUE or len(self._first) >= _MAX_SENT:
+                continue
+            token = identifier(matchable(clean(leaf.value)))
+            if token is not None:
+                self._first.setdefault(token, call)
+
+    def given_by_result(self, hit: Hit) -> bool:
+        """Whether ``hit``'s result can have given the agent its value: no call sent it before
+        the result came back."""
+        first = self._first.get(hit.value)
+        return first is None or first > hit.call
+
+
 class ArgumentMatcher:
     def __init__(self, index: FingerprintIndex, patterns: Patterns) -> None:
         self.index = index
+        self.sent_before = SentBefore()
         self.private_values = PrivateValues()
         self._p = patterns
         self._secret_hosts = {r.id: r.hosts for r in patterns.secrets if r.hosts is not None}
@@ -233,7 +262,7 @@ class ArgumentMatcher:
             tokens.add(whole)
         if match.destination and shape.steered:  # a phone number however it is written
             tokens.update(self._steering_values(cleaned))
-        hits = [h for h in self.index.exact(tokens, HitKind.LOCATOR) if Label.UNTRUSTED in h.labels]
+        hits = [h for h in self.index.exact(tokens, HitKind.LOCATOR) if self._given(h)]
         match.untrusted_hits.extend(hits)
         if match.destination:
             # Identifiers in the address (a channel, a recipient) name it; in the payload (a
@@ -277,8 +306,11 @@ class ArgumentMatcher:
         tokens = identifiers(text)
         if (whole := identifier(text)) is not None:
             tokens.add(whole)
-        hits = self.index.exact(tokens, HitKind.LOCATOR)
-        match.untrusted_hits.extend(h for h in hits if Label.UNTRUSTED in h.labels)
+        match.untrusted_hits.extend(filter(self._given, self.index.exact(tokens, HitKind.LOCATOR)))
+
+    def _given(self, hit: Hit) -> bool:
+        """Whether untrusted content gave the agent the identifier ``hit`` found."""
+        return Label.UNTRUSTED in hit.labels and self.sent_before.given_by_result(hit)
 
     def _match_sensitive(self, cleaned: str, match: ArgumentMatch, fragments: bool = True) -> None:
         """Sensitive pieces of ``cleaned`` (whole words and values, not only fragments)."""

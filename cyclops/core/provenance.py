@@ -81,9 +81,12 @@ class Provenance:
         capability: Capability,
         labels: frozenset[Label],
         place: Place = _NOWHERE,
+        args: Sequence[ArgLeaf] = (),
     ) -> None:
-        """``place``: where the call reads or writes (see ``Labeller.place``)."""
+        """``place``: where the call reads or writes (see ``Labeller.place``); ``args``: its
+        arguments, whose identifiers no later result gives the agent (see ``SentBefore``)."""
         self.graph.add_node(index, capability=capability, labels=labels, place=place)
+        self._matcher.sent_before.note(index, args)
         self._order.append(index)
         while len(self._order) > self._p.limits.max_calls:
             self.graph.remove_node(self._order.popleft())

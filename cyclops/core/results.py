@@ -192,27 +192,51 @@ def _text_pieces(text: str, keys: _Keys) -> Iterator[Piece]:
         # that are no field's name stay in the text, as they were before it was parsed.
         yield _walked(literal, keys, with_keys=True)
         return
-    yield Piece(text, (), _line_values(text, keys.private) if keys.private is not _no_key else ())
+    if keys.private is _no_key and keys.opaque is _no_key:
+        yield Piece(text)
+        return
+    lines = _KeyedLines(keys)
+    text = lines.read(text)
+    yield Piece(text, tuple(dict.fromkeys(lines.ids)), tuple(dict.fromkeys(lines.private)))
 
 
 _MAX_KEY = 40
+_MAX_ID = 128
 
 
-def _line_values(text: str, is_private_key: IsKey) -> tuple[str, ...]:
-    """The values of ``key: value`` lines (YAML-like, as many servers print a record; a
-    list item's ``- key: value`` too) whose key is a private-value key, unquoted."""
-    found = []
-    for line in text.splitlines():
+class _KeyedLines:
+    """The values of ``key: value`` lines (YAML-like, as many servers print a record; a list
+    item's ``- key: value`` too), unquoted: under a private-value key, noted (``private``);
+    under an opaque-id key and one token (``ID: 1963f1a2b3c4d5e6``), taken out of the text and
+    kept apart (``ids``), as a JSON record's are."""
+
+    def __init__(self, keys: _Keys) -> None:
+        self.keys = keys
+        self.ids: list[str] = []
+        self.private: list[str] = []
+
+    def read(self, text: str) -> str:
+        """``text`` without the ids of its lines."""
+        lines = text.splitlines(keepends=True)
+        kept = [self._line(line) for line in lines]
+        return text if kept == lines else "".join(kept)
+
+    def _line(self, line: str) -> str:
         colon = line.find(":", 0, _MAX_KEY + 4)  # a key is short: prose is skipped early
         if colon <= 0:
-            continue
+            return line
         key = line[:colon].strip().removeprefix("- ").strip()
         if not key or key.count(" ") > 3:
-            continue
+            return line
         value = line[colon + 1 :].strip().strip("'\"").strip()
-        if value and is_private_key(key):
-            found.append(value)
-    return tuple(dict.fromkeys(found))
+        if not value:
+            return line
+        if self.keys.private(key):
+            self.private.append(value)
+        elif len(value) <= _MAX_ID and value.split() == [value] and self.keys.opaque(key):
+            self.ids.append(value)
+            return line[: colon + 1] + line[len(line.rstrip("\r\n")) :]
+        return line
 
 
 @lru_cache(maxsize=1)  # the text's pieces and its fields are read one after the other

@@ -150,7 +150,7 @@ class Session:
         labels = self._labeller.static_labels(call.capability) | arg_labels.labels
         place = self._labeller.place(call.capability, args, arg_labels)
         labels, place = self._containers.settle(call.capability, labels, arg_labels.labels, place)
-        self._prov.add_call(index, call.capability, labels, place)
+        self._prov.add_call(index, call.capability, labels, place, args)
         self._prov.add_influence(index)
         egress = Label.EGRESS in labels
         shape = self._labeller.call_shape(call.capability, args, labels, arg_labels)

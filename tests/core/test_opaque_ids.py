@@ -39,6 +39,10 @@ def is_id(key: str) -> bool:
             ("one", "two"),
             ((), ("b1",)),
         ),
+        # a text's ``key: value`` lines: a one-token value under an opaque key is kept aside
+        ("id: r_9182\ntitle: hello\n", ("id:\ntitle: hello\n",), (("r_9182",),)),
+        ("- id: 'b1'\n  name: Ada", ("- id:\n  name: Ada",), (("b1",),)),
+        ("id: two words\nthe id: r_9182", ("id: two words\nthe id: r_9182",), ()),
         # the same record twice (a text block and structuredContent) is one text
         (
             {
