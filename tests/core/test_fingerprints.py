@@ -164,6 +164,8 @@ def test_short_pieces_of_a_key_value_pair_are_not_pieces_of_a_secret(query: str)
         "3f2504e0-4f89-11d3-9a0c-0305e82c3301",  # UUID
         "9fceb02d0ae598e95dc970b74767f19372d61af8",  # commit
         "2026-01-15T10:00:00Z",  # timestamp
+        "orders-svc-5f8c7d6b9-qw4rt",  # a Kubernetes pod's generated name
+        "backup-28394020-x7kqp",  # ... a cron job's
     ],
 )
 def test_opaque_ids_are_not_fingerprinted(token: str) -> None:
