@@ -334,12 +334,18 @@ def instruction_chose_destination(prov: Provenance, matches: Iterable[ArgumentMa
 
 def _names_from(matches: Sequence[ArgumentMatch], calls: frozenset[int]) -> bool:
     """Whether the arguments carry a name ``calls`` gave whole: a link, an address, a long id
-    (not a version number such as ``2.3``)."""
+    (not a version number such as ``2.3``, nor words joined by a hyphen: ``pour-over``)."""
     return any(
-        h.kind is HitKind.LOCATOR and h.call in calls and (len(h.value) >= 8 or "@" in h.value)
+        h.kind is HitKind.LOCATOR and h.call in calls and _is_name(h.value)
         for m in matches
         for h in m.untrusted_hits
     )
+
+
+def _is_name(value: str) -> bool:
+    if "@" in value:
+        return True
+    return len(value) >= 8 and any(c.isdigit() or c in "./:" for c in value)
 
 
 def self_contained(
