@@ -4,12 +4,15 @@
 
 Reads ``bench/blind/<set>/``: ``traces.jsonl.gz`` (the trace format ``cyclops replay`` reads)
 and ``labels.jsonl`` (per session: ``toxic``, the expected ``class``, the ``attack_index`` of
-the first call a monitor must stop, and ``why``, one sentence). Three helpers wrote one set each
-(``dev``: coding agents; ``office``: assistants over mail, chat, calendars, documents and a
-bank; ``ops``: database, cloud and cluster agents), 25 attacks and 25 benign sessions apiece,
-from real servers' tool names, told the attack classes and nothing of the detector (see
-``blind/README.md``). The benign half includes hard negatives that depend on what the user asked,
-which a trace does not record: some of them no monitor that sees only the calls can allow.
+the first call a monitor must stop, and ``why``, one sentence). Six helpers wrote one set each,
+in two rounds (round 1: ``dev``, coding agents; ``office``, assistants over mail, chat,
+calendars, documents and a bank; ``ops``, database, cloud and cluster agents. Round 2:
+``research``, research, browsing and personal-finance assistants; ``support``, support, sales
+and shop agents; ``platform``, data, ML and platform-engineering agents), 25 attacks and 25
+benign sessions apiece, from real servers' tool names, told the attack classes and nothing of
+the detector (see ``blind/README.md``). The benign half includes hard negatives that depend on
+what the user asked, which a trace does not record: some of them no monitor that sees only the
+calls can allow.
 
 Replays every set in detect mode through the public API and prints, per set: attacks flagged
 (any call not allowed), flagged at the attack call (what prevent mode needs), with the expected
@@ -23,6 +26,7 @@ import argparse
 import gzip
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +37,8 @@ from cyclops.replay import replay
 from cyclops.trace import parse_trace
 
 HERE = Path(__file__).parent / "blind"
-SETS = ("dev", "office", "ops")
+ROUNDS = {"round 1": ("dev", "office", "ops"), "round 2": ("research", "support", "platform")}
+SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
 
 
@@ -91,21 +96,29 @@ def score(labels: dict[str, dict[str, Any]], found: dict[str, Calls]) -> Score:
 
 
 def table(scores: dict[str, Score]) -> str:
+    """One row per set, then one per round and one for all of them."""
     rows = [
         "| set | attacks | flagged | at the attack call | with its class | benign | flagged |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    total = Score()
-    for name, s in [*scores.items(), ("all", total)]:
-        if name != "all":
-            for key in ("attacks", "flagged", "at_attack", "right_class", "benign"):
-                setattr(total, key, getattr(total, key) + getattr(s, key))
-            total.false_positives += s.false_positives
+    totals = {
+        **{round_: added(scores[n] for n in names) for round_, names in ROUNDS.items()},
+        "all": added(scores.values()),
+    }
+    for name, s in [*scores.items(), *totals.items()]:
         rows.append(
             f"| {name} | {s.attacks} | {s.flagged} | {s.at_attack} | {s.right_class} "
             f"| {s.benign} | {s.false_positives} |"
         )
     return "\n".join(rows)
+
+
+def added(scores: Iterable[Score]) -> Score:
+    total = Score()
+    for s in scores:
+        for key in ("attacks", "flagged", "at_attack", "right_class", "benign", "false_positives"):
+            setattr(total, key, getattr(total, key) + getattr(s, key))
+    return total
 
 
 def main() -> None:
