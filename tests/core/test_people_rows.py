@@ -33,6 +33,9 @@ FEEDBACK = json.dumps(
         ("select * from public.product_feedback", True),
         ('SELECT m.body FROM users u JOIN "chat_messages" m ON m.user_id = u.id', True),
         ("WITH t AS (SELECT * FROM reviews) SELECT count(*) FROM t", True),
+        # a database and a schema before the table (Snowflake, BigQuery)
+        ("SELECT ticket_id, body FROM SUPPORT.PUBLIC.TICKETS LIMIT 5", True),
+        ("SELECT text FROM `acme-prod.app.app_feedback` WHERE rating < 3", True),
         ("SELECT count(*) FROM orders WHERE created_at > now() - interval '1 day'", False),
         ("DELETE FROM comments WHERE id = 3", False),
         ("UPDATE tickets SET status = 'solved' WHERE id = 3307", False),
