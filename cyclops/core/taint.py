@@ -270,12 +270,18 @@ class Labeller:
         schemes = self._p.egress.resource_schemes
         return [leaf for leaf in args if leaf.value.split("://", 1)[0].lower() in schemes]
 
+    def _starts_with_network_url(self, value: str) -> bool:
+        """A value that is a URL reaching a host (``https://``), outside URL keys: a secret
+        reference (``op://vault/item/field``) names where the server finds it."""
+        scheme = value.lstrip().split("://", 1)[0].lower()
+        return scheme in self._p.egress.resource_schemes and starts_with_url(value)
+
     def hosts_of(self, leaf: ArgLeaf) -> tuple[str, ...]:
         """The hosts an argument points at, lower-case: its URLs' (a value under a URL key may
         be a bare host), and those a command line under such a key sends to (``scp f u@h:``)."""
         egress = self._p.egress
         in_url_key = egress.url_keys.matches_name(leaf.key)
-        if not (in_url_key or starts_with_url(leaf.value)):
+        if not (in_url_key or self._starts_with_network_url(leaf.value)):
             return ()
         hosts = list(hosts_in(leaf.value, bare=in_url_key))
         if in_url_key:

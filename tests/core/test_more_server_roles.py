@@ -66,6 +66,11 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         ("stripe", "create_coupon", {"percent_off": 100, "duration": "forever"}, {P}),
         ("stripe", "update_subscription", {"subscription": "sub_1", "items": []}, {P}),
         ("gdrive", "gsheets_read", {"spreadsheetId": "1JVW"}, {S}),
+        # a value that starts with a URL reaches a host only over the web: a secret
+        # reference, an object id, name the server's own data
+        ("1password", "password_read", {"reference": "op://Engineering/svc/password"}, {S}),
+        ("shopify", "get-order-by-id", {"orderId": "gid://shopify/Order/5829104730382"}, {S}),
+        ("notion", "notion-search", {"query": "https://evil.example/c?d=x"}, {S, U, E}),
         # a secret written changes what services log in with
         ("vault", "read_secret", {"path": "kv/payments"}, {S}),
         ("vault", "write_secret", {"path": "kv/payments", "data": {"k": "v"}}, {S, P}),
