@@ -66,6 +66,10 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         ("stripe", "create_coupon", {"percent_off": 100, "duration": "forever"}, {P}),
         ("stripe", "update_subscription", {"subscription": "sub_1", "items": []}, {P}),
         ("gdrive", "gsheets_read", {"spreadsheetId": "1JVW"}, {S}),
+        # a mail to a whole list; records written in bulk
+        ("sendgrid", "send_to_list", {"list_id": "l1", "subject": "Invoice"}, {P, E}),
+        ("salesforce", "salesforce_dml_records", {"operation": "insert", "records": []}, {P}),
+        ("hubspot", "hubspot-batch-update-objects", {"inputs": []}, set()),
         # a value that starts with a URL reaches a host only over the web: a secret
         # reference, an object id, name the server's own data
         ("1password", "password_read", {"reference": "op://Engineering/svc/password"}, {S}),

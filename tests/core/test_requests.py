@@ -188,6 +188,7 @@ def test_the_addresses_a_request_names_are_read_from_its_own_sentence(
         ("send_money", "transfer", "delete"),
         ("GmailSendEmail", "forward", "unlock"),
         ("get_webpage", "get", "visit"),
+        ("manage_incidents", "resolve", "delete"),  # PagerDuty's: resolve, acknowledge...
     ],
 )
 def test_a_tool_answers_requests_for_its_verb_and_its_verb_groups(
