@@ -84,6 +84,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         verb_groups=verb_groups,
         sensitive_keys=results.sensitive_keys,
         untrusted_boundaries=results.boundaries,
+        public_texts=results.public_texts,
         insiders=results.insiders,
     )
     controls = top.table("controls", {})
@@ -165,22 +166,27 @@ class _ResultRules(NamedTuple):
     requests: _Regexes
     sensitive_keys: GlobSet
     boundaries: _Regexes
+    public_texts: _Regexes
     insiders: dict[str, frozenset[str]]
 
 
 def _results(table: TableReader) -> _ResultRules:
     """``[results]``: its untrusted, address and request markers, its sensitive keys, the
-    boundaries by which servers declare content untrusted, and who its insiders are."""
+    boundaries by which servers declare content untrusted, the texts made to be given away,
+    and who its insiders are."""
     markers = regexes(table, "untrusted_markers")
     addressing = regexes(table, "address_markers")
     requests = marked_regexes(table, "request_markers", "verb", "(?i)please (?P<verb>[a-z]+)")
     sensitive_keys = globs(table, "sensitive_keys")
     boundaries = regexes(table, "untrusted_boundaries")
+    public_texts = regexes(table, "public_texts")
     insiders_table = table.table("insiders", {})
     insiders = {key: _insider_values(insiders_table, key) for key in insiders_table.names()}
     insiders_table.finish()
     table.finish()
-    return _ResultRules(markers, addressing, requests, sensitive_keys, boundaries, insiders)
+    return _ResultRules(
+        markers, addressing, requests, sensitive_keys, boundaries, public_texts, insiders
+    )
 
 
 def _insider_values(table: TableReader, key: str) -> frozenset[str]:

@@ -309,6 +309,9 @@ class Patterns:
     untrusted_boundaries: tuple[SafeRegex, ...] = ()
     """Text by which a server declares what it returns untrusted (Supabase's
     ``<untrusted-data-…>`` around rows): the result is untrusted content, addressing no one."""
+    public_texts: tuple[SafeRegex, ...] = ()
+    """Whole texts made to be given away (an SSH public key, a certificate): a result that is
+    nothing else is no private data, whatever tool read it."""
 
     def role(self, name: str) -> Role | None:
         return next((role for role in self.roles if role.name == name), None)

@@ -340,7 +340,8 @@ class Labeller:
         """What a result's content shows: its labels (its call's untrusted and private ones, but
         untrusted not when every author it names is an insider, ``[results.insiders]``; a
         secret, or a value under one of ``[results] sensitive_keys`` in its JSON documents,
-        makes it private; an untrusted marker, or a boundary by which its server declares it
+        makes it private, and texts that are all ``[results] public_texts`` (a public key)
+        not; an untrusted marker, or a boundary by which its server declares it
         untrusted, untrusted); whether it addresses the agent (a marker; for the listing of
         server ``listing_of``, poisoning too: see :func:`.poisoning.instructs`); the values
         secret rules match in each of its texts if it is private (see ``TokenFacts.of``)."""
@@ -352,6 +353,8 @@ class Labeller:
         keys = self._is_sensitive_key  # looked for only when nothing else made it private
         if any(found) or (Label.SENSITIVE not in labels and holds_value_under(documents, keys)):
             labels.add(Label.SENSITIVE)
+        elif texts and all(self._is_public_text(text) for text in texts):
+            labels.discard(Label.SENSITIVE)  # a public key read from ~/.ssh/id_ed25519.pub
         shown = [form for text in texts for form in as_read(text)]
         marked = any(m.search(text) for text in shown for m in self._markers)
         # A listing also instructs by what only a listing may not say (see poisoning.instructs:
@@ -364,6 +367,9 @@ class Labeller:
         private = Label.SENSITIVE in labels
         asked = self._requests.asked(shown) if Label.UNTRUSTED in labels else NOTHING_ASKED
         return ResultFacts(frozenset(labels), marked, asked, found if private else [])
+
+    def _is_public_text(self, text: str) -> bool:
+        return any(p.fullmatch(text) for p in self._p.public_texts)
 
     def requests_counted(
         self, capability: Capability, labels: frozenset[Label], by_reference: bool = False
