@@ -148,6 +148,9 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("airtable", "list_records", {"baseId": "app1"}, {S}),
         ("elasticsearch", "search", {"index": "orders"}, {U, S}),
         ("intercom", "list_conversations", {}, {U, S}),
+        ("intercom", "get_conversation", {"id": "2154"}, {U, S}),
+        # a reply into a conversation only sends: no route by itself
+        ("intercom", "reply_to_conversation", {"conversation_id": "2154", "body": "hi"}, {E}),
         ("vault", "read_secret", {"path": "secret/data/app"}, {S}),
         ("1password", "item_get", {"item": "prod db"}, {S}),
         # Chrome DevTools' page tools; docs indexed from public repositories; a Slack server's
