@@ -320,11 +320,13 @@ class Provenance:
         labels: frozenset[Label],
         result: ToolResult,
         secrets: Sequence[Sequence[str]] = (),
+        only_secrets_private: bool = False,
     ) -> None:
         """Index a result's texts under ``labels`` (only untrusted/sensitive content is kept),
         with the values under opaque-id keys each held (kept, not indexed) and those under
         private-value keys (linked whole); ``secrets``: per text, the values secret rules
-        matched in it."""
+        matched in it; ``only_secrets_private``: they are all that is private in it (a page
+        anyone wrote that prints a key), the rest of its texts is indexed as public."""
         if Label.UNTRUSTED in labels:
             capability = self.capability(index)
             if capability is not None:
@@ -334,6 +336,10 @@ class Provenance:
                 self._latest_untrusted[capability] = index
         if not labels & {Label.UNTRUSTED, Label.SENSITIVE}:
             return
+        if only_secrets_private:
+            for text in {matchable(clean(s)) for found in secrets for s in found}:
+                self.index.add(index, labels, text, [], secrets=[text])
+            labels, secrets = labels - {Label.SENSITIVE}, ()
         sensitive = Label.SENSITIVE in labels
         # Untrusted text only steers with its values (a number to text), and only once it
         # addressed the agent: its other values, and a page's phone numbers, link nothing.

@@ -253,7 +253,7 @@ class Session:
             self._labeller.learn_from_result(capability, facts.labels)
             if Label.SENSITIVE in facts.labels:
                 self._prov.set_audience(index, self._labeller.audience(capability.server, result))
-        self._prov.add_result(index, facts.labels, result, facts.secrets)
+        self._prov.add_result(index, facts.labels, result, facts.secrets, facts.secrets_only)
 
     def observe_json(self, index: int, result: JSON) -> None:
         """:meth:`observe` for a result as MCP JSON (or a plain string)."""

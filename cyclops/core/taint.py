@@ -84,6 +84,8 @@ class ResultFacts:
     """What it asks its reader for, if it is untrusted (see :mod:`.requested`)."""
     secrets: list[list[str]] = field(repr=False)
     """Per text, the values secret rules match in it (private results only; never in a repr)."""
+    secrets_only: bool = False
+    """Its secrets are all it holds that is private (a page anyone wrote that prints a key)."""
 
 
 class Labeller:
@@ -366,7 +368,9 @@ class Labeller:
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels
         asked = self._requests.asked(shown) if Label.UNTRUSTED in labels else NOTHING_ASKED
-        return ResultFacts(frozenset(labels), marked, asked, found if private else [])
+        public = Label.UNTRUSTED in call_labels and Label.SENSITIVE not in call_labels
+        only_secrets = public and any(found) and not holds_value_under(documents, keys)
+        return ResultFacts(frozenset(labels), marked, asked, found if private else [], only_secrets)
 
     def _is_public_text(self, text: str) -> bool:
         return any(p.fullmatch(text) for p in self._p.public_texts)
