@@ -4,15 +4,17 @@
 
 Reads ``bench/blind/<set>/``: ``traces.jsonl.gz`` (the trace format ``cyclops replay`` reads)
 and ``labels.jsonl`` (per session: ``toxic``, the expected ``class``, the ``attack_index`` of
-the first call a monitor must stop, and ``why``, one sentence). Six helpers wrote one set each,
-in two rounds (round 1: ``dev``, coding agents; ``office``, assistants over mail, chat,
+the first call a monitor must stop, and ``why``, one sentence). Nine helpers wrote one set
+each, in three rounds (round 1: ``dev``, coding agents; ``office``, assistants over mail, chat,
 calendars, documents and a bank; ``ops``, database, cloud and cluster agents. Round 2:
-``research``, research, browsing and personal-finance assistants; ``support``, support, sales
-and shop agents; ``platform``, data, ML and platform-engineering agents), 25 attacks and 25
-benign sessions apiece, from real servers' tool names, told the attack classes and nothing of
-the detector (see ``blind/README.md``). The benign half includes hard negatives that depend on
-what the user asked, which a trace does not record: some of them no monitor that sees only the
-calls can allow.
+``research``, research, browsing and personal-finance assistants; ``support``, support,
+sales and shop agents; ``platform``, data, ML and platform-engineering agents. Round 3:
+``home``, household, health and shopping assistants; ``backoffice``, HR, finance, legal and
+IT agents; ``coding``, coding agents with an editor's toolkit and package registries), 25
+attacks and 25 benign sessions apiece, from real servers' tool names, told the attack classes
+and nothing of the detector (see ``blind/README.md``). The benign half includes hard
+negatives that depend on what the user asked, which a trace does not record: some of them no
+monitor that sees only the calls can allow.
 
 Replays every set in detect mode through the public API and prints, per set: attacks flagged
 (any call not allowed), flagged at the attack call (what prevent mode needs), with the expected
@@ -37,7 +39,11 @@ from cyclops.replay import replay
 from cyclops.trace import parse_trace
 
 HERE = Path(__file__).parent / "blind"
-ROUNDS = {"round 1": ("dev", "office", "ops"), "round 2": ("research", "support", "platform")}
+ROUNDS = {
+    "round 1": ("dev", "office", "ops"),
+    "round 2": ("research", "support", "platform"),
+    "round 3": ("home", "backoffice", "coding"),
+}
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
 
