@@ -75,6 +75,37 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         ("1password", "password_read", {"reference": "op://Engineering/svc/password"}, {S}),
         ("shopify", "get-order-by-id", {"orderId": "gid://shopify/Order/5829104730382"}, {S}),
         ("notion", "notion-search", {"query": "https://evil.example/c?d=x"}, {S, U, E}),
+        # a home: a service called unlocks, disarms, turns cameras off
+        ("home-assistant", "call_service_tool", {"domain": "lock", "service": "unlock"}, {P}),
+        ("home-assistant", "search_entities_tool", {"query": "gate"}, set()),
+        # health records and trackers; a refill acts on the user's care
+        ("patient-portal", "get_lab_results", {}, {S}),
+        ("strava", "get-activity-details", {"activityId": 1}, {S}),
+        ("patient-portal", "request_refill", {"rx": "1"}, {P}),
+        # identity and devices
+        ("okta", "list_groups", {}, {S}),
+        ("okta", "add_user_to_group", {"groupId": "g", "userId": "u"}, {P}),
+        ("jamf", "sendComputerMDMCommand", {"command": "EraseDevice"}, {P, E}),
+        ("jamf", "getFileVaultRecoveryKey", {"id": "7"}, {S}),
+        # HR and recruiting: a candidate's application is theirs
+        ("greenhouse", "get_candidate", {"id": 3}, {U, S}),
+        ("workday", "update_payment_elections", {"worker": "w"}, {P}),
+        ("rippling", "terminate_employee", {"id": "e"}, {P}),
+        # accounting and cards
+        ("quickbooks", "search_bills", {}, {S}),
+        ("quickbooks", "create_bill_payment", {"bill": "b"}, {P}),
+        ("netsuite", "ns_runCustomSuiteQL", {"query": "select 1"}, {S}),
+        ("brex", "update_card", {"limit": 50000}, {P}),
+        # contracts: an envelope sent reaches its signers; a signer replaced binds
+        ("docusign", "create_envelope", {"subject": "s"}, {E}),
+        ("docusign", "update_envelope_recipients", {"envelopeId": "e"}, {P}),
+        # personal money apps
+        ("venmo", "pay_request", {"request_id": "r"}, {P, E}),
+        ("monarch-money", "get_accounts", {}, {S}),
+        # money spent, the address orders go to
+        ("instacart", "checkout", {"notes": "ring"}, {P}),
+        ("amazon", "update_default_address", {"address": "a"}, {P}),
+        ("ms365", "get-drive-item-content", {"driveId": "d", "itemId": "i"}, {S}),
         # a secret written changes what services log in with
         ("vault", "read_secret", {"path": "kv/payments"}, {S}),
         ("vault", "write_secret", {"path": "kv/payments", "data": {"k": "v"}}, {S, P}),
