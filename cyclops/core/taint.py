@@ -269,21 +269,19 @@ class Labeller:
     def _network_uris(self, args: Sequence[ArgLeaf]) -> list[ArgLeaf]:
         """The arguments of a resource read whose URI reaches a host (``https://``), not one
         that names the server's own data (``repo://owner/name/...``)."""
-        schemes = self._p.egress.resource_schemes
-        return [leaf for leaf in args if leaf.value.split("://", 1)[0].lower() in schemes]
+        return [leaf for leaf in args if self._reaches_host(leaf.value)]
 
-    def _starts_with_network_url(self, value: str) -> bool:
-        """A value that is a URL reaching a host (``https://``), outside URL keys: a secret
+    def _reaches_host(self, url: str) -> bool:
+        """Whether a URL's scheme reaches a host (``[egress] resource_schemes``): a secret
         reference (``op://vault/item/field``) names where the server finds it."""
-        scheme = value.lstrip().split("://", 1)[0].lower()
-        return scheme in self._p.egress.resource_schemes and starts_with_url(value)
+        return url.lstrip().split("://", 1)[0].lower() in self._p.egress.resource_schemes
 
     def hosts_of(self, leaf: ArgLeaf) -> tuple[str, ...]:
         """The hosts an argument points at, lower-case: its URLs' (a value under a URL key may
         be a bare host), and those a command line under such a key sends to (``scp f u@h:``)."""
         egress = self._p.egress
         in_url_key = egress.url_keys.matches_name(leaf.key)
-        if not (in_url_key or self._starts_with_network_url(leaf.value)):
+        if not (in_url_key or (self._reaches_host(leaf.value) and starts_with_url(leaf.value))):
             return ()
         hosts = list(hosts_in(leaf.value, bare=in_url_key))
         if in_url_key:
@@ -355,7 +353,7 @@ class Labeller:
         keys = self._is_sensitive_key  # looked for only when nothing else made it private
         if any(found) or (Label.SENSITIVE not in labels and holds_value_under(documents, keys)):
             labels.add(Label.SENSITIVE)
-        elif texts and all(self._is_public_text(text) for text in texts):
+        elif Label.SENSITIVE in labels and texts and all(map(self._is_public_text, texts)):
             labels.discard(Label.SENSITIVE)  # a public key read from ~/.ssh/id_ed25519.pub
         shown = [form for text in texts for form in as_read(text)]
         marked = any(m.search(text) for text in shown for m in self._markers)
