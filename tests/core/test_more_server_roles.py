@@ -1,6 +1,6 @@
 """Roles for notebooks, data platforms, infrastructure as code, CI, alerting, edge hosting,
-design tools, Box, Google Sheets, boards, the Hugging Face Hub and secret writes: each real
-server's tools get the labels their data and actions call for."""
+design tools, Box, Google Sheets, boards, the Hugging Face Hub, package registries and secret
+writes: each real server's tools get the labels their data and actions call for."""
 
 from __future__ import annotations
 
@@ -106,6 +106,15 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         ("instacart", "checkout", {"notes": "ring"}, {P}),
         ("amazon", "update_default_address", {"address": "a"}, {P}),
         ("ms365", "get-drive-item-content", {"driveId": "d", "itemId": "i"}, {S}),
+        # registries: a package's README, an image's description are its publisher's
+        ("dockerhub", "getRepositoryInfo", {"namespace": "acme", "repository": "x"}, {U, S}),
+        ("docker-hub", "listRepositoryTags", {"namespace": "acme", "repository": "x"}, {U, S}),
+        ("package-registry", "get-npm-package-details", {"name": "left-pad"}, {U}),
+        ("pypi", "get_package_info", {"package_name": "requests"}, {U}),
+        ("dockerhub", "createRepository", {"namespace": "acme", "name": "x"}, {U, P}),
+        # a generic API tool changes by its method (Lokka's Microsoft Graph tool)
+        ("lokka", "Lokka-Microsoft", {"apiType": "graph", "method": "get", "path": "/users"}, set()),
+        ("lokka", "Lokka-Microsoft", {"apiType": "graph", "method": "post", "path": "/x"}, {P}),
         # a secret written changes what services log in with
         ("vault", "read_secret", {"path": "kv/payments"}, {S}),
         ("vault", "write_secret", {"path": "kv/payments", "data": {"k": "v"}}, {S, P}),
