@@ -260,9 +260,9 @@ class ArgumentMatcher:
         whole = identifier(text) if match.destination or shape.privileged else None
         if whole is not None:
             tokens.add(whole)
-        if shape.privileged and not match.destination:
-            # An address in a path (``/users/k.varga@corp.example``) names whom a privileged
-            # call acts on.
+        if shape.privileged and not match.destination and text.startswith("/"):
+            # An address in an API's path (``/users/k.varga@corp.example``) names whom a
+            # privileged call acts on.
             tokens.update(locators(text.replace("/", " ")))
         if match.destination and shape.steered:  # a phone number however it is written
             tokens.update(self._steering_values(cleaned))
