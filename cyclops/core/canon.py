@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from urllib.parse import unquote_plus
 
 __all__ = ["as_read", "canonical", "clean", "matchable", "revealed", "squeezed"]
 
@@ -179,16 +180,26 @@ def revealed(text: str) -> str | None:
     return text.translate(_TAGS_TO_ASCII)
 
 
+# Words joined by ``+`` or ``%20``, as a form or a query string writes them (a request logged).
+# Each run of letters is tried once (possessive), so a text of letters only costs linear time.
+_FORM_ENCODED = re.compile(
+    r"(?<![A-Za-z])[A-Za-z]{2,}+(?:\+|%20)[A-Za-z]{2,}+(?:\+|%20)[A-Za-z]{2,}"
+)
+
+
 def as_read(text: str) -> list[str]:
     """``text``, and what a model reads in it where that differs: disguises taken off (a
     zero-width space inside ``ignore``, a Cyrillic ``і``, fullwidth letters fool a regex, not a
-    model), and what invisible tag characters spell. What markers are searched in."""
+    model), what invisible tag characters spell, and words a query string joined
+    (``?q=IGNORE+PREVIOUS+INSTRUCTIONS`` in a web log). What markers are searched in."""
     found = [text]
     cleaned = clean(text)
     if cleaned != text:
         found.append(cleaned)
     if (hidden := revealed(text)) is not None:
         found.append(clean(hidden))
+    if ("+" in text or "%20" in text) and _FORM_ENCODED.search(text):
+        found.append(clean(unquote_plus(text)))
     return found
 
 
