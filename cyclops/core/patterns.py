@@ -350,11 +350,12 @@ def _flows(table: TableReader) -> dict[FlowClass, FlowPolicy]:
         if FlowClass(name) is FlowClass.SECRET_EGRESS:
             untrusted = flow.boolean("require_untrusted", default.require_untrusted)
         instructions = flow.boolean("instructions_as_data", default.instructions_as_data)
-        instruction_only = default.instruction_only_tools
+        instruction_only, chosen = default.instruction_only_tools, default.instruction_only_sources
         if FlowClass(name) is FlowClass.EXCESSIVE_AGENCY:
             instruction_only = globs(flow, "instruction_only_tools")
+            chosen = globs(flow, "instruction_only_sources")
         policies[FlowClass(name)] = FlowPolicy(
-            Action(action), require, untrusted, instructions, instruction_only
+            Action(action), require, untrusted, instructions, instruction_only, chosen
         )
         flow.finish()
     table.finish()

@@ -210,6 +210,9 @@ class FlowPolicy:
     instruction_only_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
     """For excessive agency: tools whose arguments come from what the agent read when the user
     asks for them (a hotel picked from its reviews): only an injected instruction counts."""
+    instruction_only_sources: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """For excessive agency: tools whose untrusted results the user chose to act on (what they
+    copied, what their screen showed): pieces of them count only if they addressed the agent."""
 
 
 @dataclass(frozen=True)

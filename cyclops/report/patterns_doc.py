@@ -264,6 +264,7 @@ def _leak(patterns: Patterns) -> list[str]:
 def _flow(flow: FlowClass, policy: FlowPolicy) -> tuple[str, ...]:
     untrusted = str(policy.require_untrusted).lower() if flow is FlowClass.SECRET_EGRESS else ""
     only = ", ".join(f"`{glob}`" for glob in policy.instruction_only_tools.patterns)
+    chosen = ", ".join(f"`{glob}`" for glob in policy.instruction_only_sources.patterns)
     return (
         f"`{flow.value}`",
         policy.action.value,
@@ -271,6 +272,7 @@ def _flow(flow: FlowClass, policy: FlowPolicy) -> tuple[str, ...]:
         str(policy.instructions_as_data).lower(),
         untrusted,
         only,
+        chosen,
     )
 
 
@@ -282,6 +284,7 @@ def _flows(patterns: Patterns) -> list[str]:
         "instructions_as_data",
         "require_untrusted",
         "instruction_only_tools",
+        "instruction_only_sources",
     )
     rows = [_flow(flow, patterns.flows[flow]) for flow in FlowClass if flow in patterns.flows]
     return ["## Flow policies", "", *md.table(header, rows)]

@@ -113,7 +113,7 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         ("pypi", "get_package_info", {"package_name": "requests"}, {U}),
         ("dockerhub", "createRepository", {"namespace": "acme", "name": "x"}, {U, P}),
         # a generic API tool changes by its method (Lokka's Microsoft Graph tool)
-        ("lokka", "Lokka-Microsoft", {"apiType": "graph", "method": "get", "path": "/users"}, set()),
+        ("lokka", "Lokka-Microsoft", {"apiType": "graph", "method": "get", "path": "/u"}, set()),
         ("lokka", "Lokka-Microsoft", {"apiType": "graph", "method": "post", "path": "/x"}, {P}),
         # a secret written changes what services log in with
         ("vault", "read_secret", {"path": "kv/payments"}, {S}),
