@@ -201,7 +201,24 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("docker", "remove_container", {"container_id": "c1"}, {P}),
         ("code-runner", "run-code", {"code": "print(1)", "languageId": "python"}, {P}),
         ("gcloud", "run_gcloud_command", {"args": ["projects", "list"]}, {P}),
-        ("gmail", "create_filter", {"criteria": {"from": "a@b.example"}}, {P}),
+        (
+            "gmail",
+            "create_filter",
+            {"criteria": {"from": "a"}, "action": {"forward": "x@e.example"}},
+            {P},
+        ),
+        (
+            "gmail",
+            "create_filter",
+            {"criteria": {"from": "a"}, "action": {"addLabelIds": ["TRASH"]}},
+            {P},
+        ),
+        (
+            "gmail",
+            "create_filter",
+            {"criteria": {"from": "a"}, "action": {"addLabelIds": ["L_7"]}},
+            set(),
+        ),
         # a migration changes the schema, as the database's owner
         ("supabase", "apply_migration", {"name": "n", "query": "drop table audit_log"}, {P}),
         ("neon", "prepare_database_migration", {"migrationSql": "alter table t drop c"}, {P}),
