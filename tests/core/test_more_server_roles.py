@@ -115,6 +115,11 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         # a generic API tool changes by its method (Lokka's Microsoft Graph tool)
         ("lokka", "Lokka-Microsoft", {"apiType": "graph", "method": "get", "path": "/u"}, set()),
         ("lokka", "Lokka-Microsoft", {"apiType": "graph", "method": "post", "path": "/x"}, {P}),
+        # access given on any server: a file shared, a member added, a role assigned
+        ("gdrive", "create_permission", {"fileId": "f", "role": "writer"}, {P}),
+        ("drive", "update_sharing_settings", {"fileId": "f", "anyone": True}, {P}),
+        ("teams", "add_channel_member", {"channelId": "c", "userId": "u"}, {P}),
+        ("auth0", "assign_roles_to_user", {"id": "u", "roles": ["admin"]}, {P}),
         # a secret written changes what services log in with
         ("vault", "read_secret", {"path": "kv/payments"}, {S}),
         ("vault", "write_secret", {"path": "kv/payments", "data": {"k": "v"}}, {S, P}),
