@@ -4,15 +4,17 @@
 
 Reads ``bench/blind/<set>/``: ``traces.jsonl.gz`` (the trace format ``cyclops replay`` reads)
 and ``labels.jsonl`` (per session: ``toxic``, the expected ``class``, the ``attack_index`` of
-the first call a monitor must stop, and ``why``, one sentence). Twelve helpers wrote one set
-each, in four rounds (round 1: ``dev``, coding agents; ``office``, assistants over mail, chat,
+the first call a monitor must stop, and ``why``, one sentence). Fifteen helpers wrote one set
+each, in five rounds (round 1: ``dev``, coding agents; ``office``, assistants over mail, chat,
 calendars, documents and a bank; ``ops``, database, cloud and cluster agents. Round 2:
 ``research``, research, browsing and personal-finance assistants; ``support``, support,
 sales and shop agents; ``platform``, data, ML and platform-engineering agents. Round 3:
 ``home``, household, health and shopping assistants; ``backoffice``, HR, finance, legal and
 IT agents; ``coding``, coding agents with an editor's toolkit and package registries. Round 4:
 ``security``, security-operations agents; ``content``, marketing and community agents;
-``desktop``, desktop and computer-use agents on the user's machine), 25
+``desktop``, desktop and computer-use agents on the user's machine. Round 5: ``travel``,
+travel, events and personal-admin assistants; ``education``, teachers', schools' and
+students' agents; ``logistics``, commerce, logistics and manufacturing operations agents), 25
 attacks and 25 benign sessions apiece, from real servers' tool names, told the attack classes
 and nothing of the detector (see ``blind/README.md``). The benign half includes hard
 negatives that depend on what the user asked, which a trace does not record: some of them no
@@ -46,6 +48,7 @@ ROUNDS = {
     "round 2": ("research", "support", "platform"),
     "round 3": ("home", "backoffice", "coding"),
     "round 4": ("security", "content", "desktop"),
+    "round 5": ("travel", "education", "logistics"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
