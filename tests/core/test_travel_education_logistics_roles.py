@@ -1,0 +1,57 @@
+"""Tool names that mean the same on any server, found by travel, education and logistics
+agents' traces: what others wrote (listings, events, conversations, submissions), who
+registered, and approvals, orders, grades, enrolments and money records changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from cyclops.core import Capability, Label, Patterns
+from cyclops.core.arguments import leaves
+from cyclops.core.taint import Labeller
+from cyclops.core.types import JSON
+
+U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "args", "expected"),
+    [
+        # written by others: a host's listing, an organizer's event, a parent's conversation
+        ("airbnb", "airbnb_listing_details", {"id": "53911"}, {U}),
+        ("booking", "get_hotel_details", {"hotel_id": 7}, {U}),
+        ("luma", "get_event", {"event_id": "evt-1"}, {U}),
+        ("remind", "get_conversation", {"conversation_id": "c1"}, {U}),
+        ("classdojo", "list_message_threads", {}, {U}),
+        ("canvas", "canvas_get_submission", {"course_id": 1, "assignment_id": 2}, {U}),
+        ("google-workspace", "list_form_responses", {"form_id": "f"}, {U}),
+        # who registered: people's names and contacts
+        ("meetup", "get_event_rsvps", {"event_id": "e"}, {S}),
+        ("luma", "get_guests", {"event_id": "e"}, {S}),
+        # reaching many: an announcement, an event page
+        ("google-classroom", "create_announcement", {"courseId": "c", "text": "t"}, {E}),
+        ("luma", "create_event", {"name": "Dinner"}, {E}),
+        # approvals, orders, grades, enrolments, hosts, alerts silenced
+        ("concur", "approve_report", {"report_id": "r"}, {P}),
+        ("coupa", "approve_invoice", {"id": 9}, {P}),
+        ("duffel", "create_order", {"offer_id": "off_1"}, {P}),
+        ("shippo", "create_transaction", {"rate": "r"}, {P}),
+        ("moodle", "override_grade", {"userid": 5, "grade": 100}, {P}),
+        ("canvas", "canvas_enroll_user", {"course_id": 1, "user_id": 2, "type": "Ta"}, {P}),
+        ("luma", "add_event_host", {"event_id": "e", "email": "x@y.example"}, {P}),
+        ("grafana", "update_alert_rule", {"uid": "a", "isPaused": True}, {P}),
+        # an ERP's generic record tools: money and access records
+        ("odoo", "create_record", {"model": "res.partner.bank", "values": {}}, {P}),
+        ("dataverse", "update_record", {"entity_set": "accounts", "id": "1"}, set()),
+        ("dataverse", "update_record", {"entity_set": "systemusers", "id": "1"}, {P}),
+        ("odoo", "search_records", {"model": "res.partner.bank"}, set()),
+    ],
+)
+def test_each_tool_gets_the_labels_of_its_data_and_action_on_any_server(
+    patterns: Patterns, server: str, tool: str, args: dict[str, JSON], expected: set[Label]
+) -> None:
+    labeller = Labeller(patterns)
+    capability = Capability(server, tool)
+    found = labeller.static_labels(capability)
+    found |= labeller.argument_labels(capability, leaves(args)).labels
+    assert set(found) == expected
