@@ -39,8 +39,8 @@ from .hits import Hit, HitKind
 from .leak import outermost
 from .matches import ArgumentMatch, CallShape
 from .privatevalues import PrivateValues
-from .rules import Patterns
-from .secretscan import high_values
+from .rules import HighValueRule, Patterns
+from .secretscan import digit_runs, high_value_pieces, high_values
 from .types import Label
 from .unmask import DEFAULT_LIMITS, SINK_LIMITS, unmask
 
@@ -83,6 +83,8 @@ class ArgumentMatcher:
         self.index = index
         self.sent_before = SentBefore()
         self.private_values = PrivateValues()
+        self.value_pieces: set[str] = set()
+        """Runs of digits of the high values private results held (see ``note_pieces``)."""
         self._p = patterns
         self._secret_hosts = {r.id: r.hosts for r in patterns.secrets if r.hosts is not None}
 
@@ -312,6 +314,14 @@ class ArgumentMatcher:
             tokens.add(whole)
         match.untrusted_hits.extend(filter(self._given, self.index.exact(tokens, HitKind.LOCATOR)))
 
+    def posted_values(self, rules: Sequence[HighValueRule], cleaned: str) -> list[str]:
+        """The high values of a private text and their pieces (the first 65,536 pieces are
+        remembered: ``value_pieces``), as the index posts them."""
+        found = high_values(rules, cleaned) if rules else []
+        pieces = high_value_pieces(rules, found)
+        self.value_pieces.update(pieces[: max(_MAX_PIECES - len(self.value_pieces), 0)])
+        return [v.value for v in found] + pieces
+
     def _given(self, hit: Hit) -> bool:
         """Whether untrusted content gave the agent the identifier ``hit`` found."""
         return Label.UNTRUSTED in hit.labels and self.sent_before.given_by_result(hit)
@@ -322,7 +332,11 @@ class ArgumentMatcher:
         match.payloads.append(text)
         found = self._outermost(self.index.fragments(text)) if fragments else []
         found += self.index.shingles(text)
-        values = [hv.value for hv in high_values(self._p.provenance.high_value, cleaned)]
+        rules = self._p.provenance.high_value
+        values = [hv.value for hv in high_values(rules, cleaned)]
+        if self.value_pieces:  # a card number sent in halves
+            shortest = min(r.min_piece for r in rules if r.min_piece)
+            values += [run for run in digit_runs(cleaned, shortest) if run in self.value_pieces]
         values += self.private_values.found_in(cleaned)
         found += self.index.exact(values, HitKind.HIGH_VALUE)
         match.sensitive_hits.extend(h for h in found if Label.SENSITIVE in h.labels)
@@ -333,6 +347,9 @@ class ArgumentMatcher:
     def _family(self, hit: Hit) -> int:
         segment = self.index.segment(hit.segment)
         return segment.family if segment is not None else -1
+
+
+_MAX_PIECES = 65_536
 
 
 def _logs_in_with_a_key(command: str) -> bool:

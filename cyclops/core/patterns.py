@@ -275,6 +275,7 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
                 regex(rule, "regex", rule.string("regex")),
                 check(rule),
                 rule.boolean("steers", False),
+                rule.integer("min_piece", 0, minimum=0),
             )
         )
         rule.finish()

@@ -35,7 +35,6 @@ from .privatevalues import value_forms
 from .records import add_record_hits, record_keys
 from .requested import NOTHING_ASKED, Asked
 from .rules import Patterns
-from .secretscan import high_values
 from .types import ArgPath, Capability, Container, Label, Place, ToolResult
 from .unmask import UnmaskLimits, unmask
 
@@ -370,7 +369,7 @@ class Provenance:
                 if cleaned in seen:
                     continue  # a text and its cleaned form are one text to the index
                 seen.add(cleaned)
-                values = [hv.value for hv in high_values(rules, cleaned)] if rules else []
+                values = self._matcher.posted_values(rules, cleaned)
                 text_form = matchable(cleaned)
                 if family is None:
                     values += posted

@@ -148,6 +148,9 @@ class HighValueRule:
     steers: bool = False
     """Its values say where to send (a phone number): content that addressed the agent and
     holds one chose a destination that carries it, however either writes it."""
+    min_piece: int = 0
+    """A run of at least this many of a value's digits, sent on its own, is a piece of it (a
+    card number sent in halves); 0: only the whole value links."""
 
 
 @dataclass(frozen=True)

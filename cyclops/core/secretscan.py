@@ -11,7 +11,15 @@ from .regex import LiteralSet
 from .rules import HighValueRule, SecretRule
 from .text import entropy
 
-__all__ = ["HighValue", "KeywordFinder", "SecretFinding", "SecretScanner", "high_values"]
+__all__ = [
+    "HighValue",
+    "KeywordFinder",
+    "SecretFinding",
+    "SecretScanner",
+    "digit_runs",
+    "high_value_pieces",
+    "high_values",
+]
 
 # RE2 is linear, but a 50 MB argument is still 50 MB: rules look at a bounded prefix.
 MAX_SCAN_CHARS = 4 * 1024 * 1024
@@ -96,3 +104,28 @@ def high_values(rules: Sequence[HighValueRule], text: str) -> list[HighValue]:
                 continue
             found.append(HighValue(rule.id, squeezed(raw)))
     return found
+
+
+def high_value_pieces(rules: Sequence[HighValueRule], values: Sequence[HighValue]) -> list[str]:
+    """Every run of consecutive digits of ``values`` as long as their rule's ``min_piece`` or
+    longer (short of the whole value): what a value sent in pieces is looked up by."""
+    pieces: list[str] = []
+    shortest = {rule.id: rule.min_piece for rule in rules if rule.min_piece}
+    for found in values:
+        size = shortest.get(found.rule_id, 0)
+        digits = found.value
+        if not size or not digits.isdigit():
+            continue
+        for length in range(size, len(digits)):
+            pieces.extend(digits[i : i + length] for i in range(len(digits) - length + 1))
+    return pieces
+
+
+_DIGIT_RUN = re.compile(r"[0-9](?:[ -]?[0-9])+")
+
+
+def digit_runs(text: str, shortest: int) -> list[str]:
+    """The runs of digits in ``text`` (spaces and hyphens between them dropped) of at least
+    ``shortest`` digits: the pieces of a high value an egress call may carry."""
+    runs = (squeezed(run) for run in _DIGIT_RUN.findall(text[:MAX_SCAN_CHARS]))
+    return [run for run in runs if len(run) >= shortest]

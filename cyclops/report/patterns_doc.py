@@ -227,6 +227,7 @@ def _high_value(rule: HighValueRule) -> tuple[str, ...]:
         f"`{rule.id}`",
         check_name(rule.check),
         steers,
+        str(rule.min_piece or ""),
         md.code(rule.regex.pattern, in_table=True),
     )
 
@@ -254,7 +255,7 @@ def _provenance(patterns: Patterns) -> list[str]:
     ]
     lines += ["", "### High-value rules", ""]
     rows = [_high_value(rule) for rule in settings.high_value]
-    return lines + md.table(("id", "check", "steers", "regex"), rows)
+    return lines + md.table(("id", "check", "steers", "min_piece", "regex"), rows)
 
 
 def _leak(patterns: Patterns) -> list[str]:
