@@ -1,6 +1,7 @@
 """Tool names that mean the same on any server, found by travel, education and logistics
 agents' traces: what others wrote (listings, events, conversations, submissions), who
-registered, and approvals, orders, grades, enrolments and money records changed."""
+registered, students' records, and approvals, orders, grades, enrolments and money records
+changed."""
 
 from __future__ import annotations
 
@@ -28,6 +29,14 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         # who registered: people's names and contacts
         ("meetup", "get_event_rsvps", {"event_id": "e"}, {S}),
         ("luma", "get_guests", {"event_id": "e"}, {S}),
+        # students' records, rosters, grades and guardians are private
+        ("powerschool", "search_students", {"query": "has_504==true"}, {S}),
+        ("powerschool", "list_section_roster", {"section_id": 7}, {S}),
+        ("canvas", "canvas_get_course_grades", {"course_id": 1}, {S}),
+        ("powerschool", "get_student_contacts", {"student_id": 5}, {S}),
+        # a seller's money
+        ("amazon-sp-api", "listFinancialEventGroups", {"MaxResultsPerPage": 5}, {S}),
+        ("stripe", "list_payouts", {"limit": 3}, {S}),
         # reaching many: an announcement, an event page
         ("google-classroom", "create_announcement", {"courseId": "c", "text": "t"}, {E}),
         ("luma", "create_event", {"name": "Dinner"}, {E}),
