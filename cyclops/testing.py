@@ -24,10 +24,13 @@ from mcp.client._transport import TransportStreams
 from mcp.server.lowlevel import Server
 from mcp.shared.memory import create_client_server_memory_streams
 
+from .core.arguments import leaves
+from .core.patterns import Patterns
 from .core.session import Session
-from .core.types import JSON, Decision, ToolCall
+from .core.taint import Labeller
+from .core.types import JSON, Capability, Decision, Label, ToolCall
 
-__all__ = ["DISGUISES", "Step", "in_process", "play", "step"]
+__all__ = ["DISGUISES", "Step", "in_process", "labels_before_running", "play", "step"]
 
 _ROT13 = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
@@ -67,6 +70,16 @@ def step(
     server: str, tool: str, arguments: Mapping[str, JSON] | None = None, result: JSON = None
 ) -> Step:
     return Step(server, tool, arguments or {}, result)
+
+
+def labels_before_running(
+    patterns: Patterns, server: str, tool: str, arguments: Mapping[str, JSON]
+) -> set[Label]:
+    """The labels a call gets before it runs: its server's roles' and its arguments' rules'."""
+    labeller = Labeller(patterns)
+    capability = Capability(server, tool)
+    found = labeller.static_labels(capability)
+    return set(found | labeller.argument_labels(capability, leaves(arguments)).labels)
 
 
 def play(session: Session, steps: Iterable[Step]) -> list[Decision]:

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from cyclops.core import Capability, Label, Patterns
-from cyclops.core.arguments import leaves
-from cyclops.core.taint import Labeller
+from cyclops.core import Label, Patterns
 from cyclops.core.types import JSON
+from cyclops.testing import labels_before_running
 
 U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
 
@@ -59,8 +58,4 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
 def test_each_tool_gets_the_labels_of_its_data_and_action_on_any_server(
     patterns: Patterns, server: str, tool: str, args: dict[str, JSON], expected: set[Label]
 ) -> None:
-    labeller = Labeller(patterns)
-    capability = Capability(server, tool)
-    found = labeller.static_labels(capability)
-    found |= labeller.argument_labels(capability, leaves(args)).labels
-    assert set(found) == expected
+    assert labels_before_running(patterns, server, tool, args) == expected
