@@ -25,9 +25,9 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         ("classdojo", "list_message_threads", {}, {U}),
         ("canvas", "canvas_get_submission", {"course_id": 1, "assignment_id": 2}, {U}),
         ("google-workspace", "list_form_responses", {"form_id": "f"}, {U}),
-        # who registered: people's names and contacts
-        ("meetup", "get_event_rsvps", {"event_id": "e"}, {S}),
-        ("luma", "get_guests", {"event_id": "e"}, {S}),
+        # who registered: people's names and contacts, and the answers they typed
+        ("meetup", "get_event_rsvps", {"event_id": "e"}, {U, S}),
+        ("luma", "get_guests", {"event_id": "e"}, {U, S}),
         # students' records, rosters, grades and guardians are private
         ("powerschool", "search_students", {"query": "has_504==true"}, {S}),
         ("powerschool", "list_section_roster", {"section_id": 7}, {S}),
@@ -53,6 +53,10 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         ("dataverse", "update_record", {"entity_set": "accounts", "id": "1"}, set()),
         ("dataverse", "update_record", {"entity_set": "systemusers", "id": "1"}, {P}),
         ("odoo", "search_records", {"model": "res.partner.bank"}, set()),
+        # a bank account or a credit limit written into any record
+        ("dataverse", "update_record", {"tablename": "account", "item": {"creditlimit": 9}}, {P}),
+        ("erp", "edit_vendor", {"id": 4, "iban": "LT623500010011874420"}, {P}),
+        ("erp", "get_vendor", {"id": 4, "iban": "LT623500010011874420"}, set()),
     ],
 )
 def test_each_tool_gets_the_labels_of_its_data_and_action_on_any_server(
