@@ -84,8 +84,10 @@ class ArgumentMatcher:
         self.sent_before = SentBefore()
         self.private_values = PrivateValues()
         self.value_pieces: set[str] = set()
-        """Runs of digits of the high values private results held (see ``note_pieces``)."""
+        """Runs of digits of the high values private results held (see ``posted_values``)."""
         self._p = patterns
+        rules = patterns.provenance.high_value
+        self._min_pieces = {rule.id: rule.min_piece for rule in rules if rule.min_piece}
         self._secret_hosts = {r.id: r.hosts for r in patterns.secrets if r.hosts is not None}
 
     def match(self, args: Sequence[ArgLeaf], shape: CallShape) -> list[ArgumentMatch]:
@@ -318,7 +320,7 @@ class ArgumentMatcher:
         """The high values of a private text and their pieces (the first 65,536 pieces are
         remembered: ``value_pieces``), as the index posts them."""
         found = high_values(rules, cleaned) if rules else []
-        pieces = high_value_pieces(rules, found)
+        pieces = high_value_pieces(self._min_pieces, found)
         self.value_pieces.update(pieces[: max(_MAX_PIECES - len(self.value_pieces), 0)])
         return [v.value for v in found] + pieces
 
@@ -335,7 +337,7 @@ class ArgumentMatcher:
         rules = self._p.provenance.high_value
         values = [hv.value for hv in high_values(rules, cleaned)]
         if self.value_pieces:  # a card number sent in halves
-            shortest = min(r.min_piece for r in rules if r.min_piece)
+            shortest = min(self._min_pieces.values())
             values += [run for run in digit_runs(cleaned, shortest) if run in self.value_pieces]
         values += self.private_values.found_in(cleaned)
         found += self.index.exact(values, HitKind.HIGH_VALUE)

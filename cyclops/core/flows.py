@@ -34,7 +34,6 @@ from .chokepoint import Route
 from .destinations import names_no_destination
 from .hits import Hit, HitKind
 from .provenance import ArgumentMatch, Provenance
-from .regex import tool_names
 from .rules import FlowPolicy
 from .types import (
     Action,
@@ -276,9 +275,10 @@ def excessive_agency(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> 
     reach = _untrusted_reach(facts, prov, ())
     if facts.instruction_only:
         reach = _Reach(frozenset(), (), reach.instructed)
-    elif policy.instruction_only_sources:
-        data = frozenset(c for c in reach.data if not _chosen_by_user(prov, c, policy))
-        reach = _Reach(data, reach.influence, reach.instructed)
+    elif policy.instruction_only_sources:  # the user's pick, unless it addressed the agent
+        verbs, own = prov.patterns.tool_verbs, policy.chosen_by_user
+        data = (c for c in reach.data if prov.instructed(c) or not own(prov.capability(c), verbs))
+        reach = _Reach(frozenset(data), reach.influence, reach.instructed)
     if not reach.enough(policy):
         return None
     counted = reach.data | frozenset(reach.instructed)  # what arguments can carry
@@ -298,14 +298,6 @@ def excessive_agency(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> 
     )
     route = Route(_capabilities(prov, reach.sources(policy)), None, facts.capability)
     return Finding(FlowClass.EXCESSIVE_AGENCY, severity, chain, evidence, 0, (route,))
-
-
-def _chosen_by_user(prov: Provenance, index: int, policy: FlowPolicy) -> bool:
-    """Whether the call is one of ``instruction_only_sources`` and its result addressed no one."""
-    cap = prov.capability(index)
-    names = tool_names(cap.server, cap.tool, prov.patterns.tool_verbs) if cap else ()
-    globs = policy.instruction_only_sources
-    return any(map(globs.matches_name, names)) and not prov.instructed(index)
 
 
 def instructed_egress(facts: CallFacts, prov: Provenance, policy: FlowPolicy) -> Finding | None:

@@ -9,8 +9,8 @@ from functools import cached_property
 
 from .checks import Check
 from .controls_config import Controls
-from .regex import Glob, GlobSet, PathGlobSet, SafeRegex
-from .types import Action, FlowClass, Label
+from .regex import Glob, GlobSet, PathGlobSet, SafeRegex, tool_names
+from .types import Action, Capability, FlowClass, Label
 
 __all__ = [
     "ArgumentRule",
@@ -216,6 +216,13 @@ class FlowPolicy:
     instruction_only_sources: GlobSet = field(default_factory=lambda: GlobSet(()))
     """For excessive agency: tools whose untrusted results the user chose to act on (what they
     copied, what their screen showed): pieces of them count only if they addressed the agent."""
+
+    def chosen_by_user(self, capability: Capability | None, verbs: frozenset[str]) -> bool:
+        """Whether ``capability`` is one of ``instruction_only_sources``."""
+        if capability is None or not self.instruction_only_sources:
+            return False
+        names = tool_names(capability.server, capability.tool, verbs)
+        return any(map(self.instruction_only_sources.matches_name, names))
 
 
 @dataclass(frozen=True)

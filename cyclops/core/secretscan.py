@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .canon import squeezed
@@ -106,13 +106,13 @@ def high_values(rules: Sequence[HighValueRule], text: str) -> list[HighValue]:
     return found
 
 
-def high_value_pieces(rules: Sequence[HighValueRule], values: Sequence[HighValue]) -> list[str]:
-    """Every run of consecutive digits of ``values`` as long as their rule's ``min_piece`` or
-    longer (short of the whole value): what a value sent in pieces is looked up by."""
+def high_value_pieces(min_pieces: Mapping[str, int], values: Sequence[HighValue]) -> list[str]:
+    """Every run of consecutive digits of ``values`` as long as their rule's ``min_piece``
+    (``min_pieces``: rule id → it) or longer, short of the whole value: what a value sent in
+    pieces is looked up by."""
     pieces: list[str] = []
-    shortest = {rule.id: rule.min_piece for rule in rules if rule.min_piece}
     for found in values:
-        size = shortest.get(found.rule_id, 0)
+        size = min_pieces.get(found.rule_id, 0)
         digits = found.value
         if not size or not digits.isdigit():
             continue
