@@ -309,6 +309,8 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         write_tools=globs(table, "write_tools"),
         push_tools=globs(table, "push_tools"),
         stage_tools=globs(table, "stage_tools"),
+        site_keys=globs(table, "site_keys"),
+        credential_keys=globs(table, "credential_keys"),
     )
     table.finish()
     return settings

@@ -183,6 +183,10 @@ class ProvenanceSettings:
     """Egress tools whose calls publish the local directory they name (a checkout)."""
     stage_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Tools whose calls put the files they name into what a push of their directory sends."""
+    site_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """JSON keys of a private record naming the site its login is for (see :mod:`.logins`)."""
+    credential_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """JSON keys of such a record whose values are typed in to log in (username, password)."""
 
     @cached_property
     def steering_values(self) -> tuple[HighValueRule, ...]:

@@ -34,6 +34,7 @@ from .flows import CallFacts, Finding, findings, instruction_chose_destination
 from .hits import Hit
 from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
 from .leakpieces import continued, preceded
+from .logins import Logins
 from .provenance import Provenance
 from .redact import changed_paths, redaction
 from .results import to_tool_result
@@ -98,6 +99,7 @@ class Session:
         self._ledger = LeakLedger(patterns.leak)
         self._staging = Staging(patterns.limits.max_result_chars, self._labeller, self._prov)
         self._containers = Containers(self._labeller)
+        self._logins = Logins(patterns.provenance.site_keys, patterns.provenance.credential_keys)
         self._routes: dict[Route, None] = {}
         self._cut: tuple[Capability, ...] = ()
         """The choke point of ``_routes``."""
@@ -152,6 +154,7 @@ class Session:
         labels, place = self._containers.settle(call.capability, labels, arg_labels.labels, place)
         self._prov.add_call(index, call.capability, labels, place, args)
         self._prov.add_influence(index)
+        self._logins.sent(index, arg_labels.egress_hosts, (leaf.value for leaf in args))
         egress = Label.EGRESS in labels
         shape = self._labeller.call_shape(call.capability, args, labels, arg_labels)
         shape = self._containers.addressed(call.capability, place, shape)
@@ -170,6 +173,7 @@ class Session:
             tuple(self._prov.requested_before(index, asked, naming=naming)),
         )  # fmt: skip
         hits = self._prov.private_hits_of(index, matches, shape.recipients) if egress else []
+        hits = self._logins.typed_elsewhere(call.capability, destination, hits, self._prov.index)
         if egress:
             hits = continued(self._prov, matches, hits, self._ledger, destination)
             hits += preceded(self._prov, hits, self._ledger, destination)
@@ -251,6 +255,7 @@ class Session:
         self._prov.set_labels(index, labels, instructed=facts.instructed, requests=facts.requests)
         if capability is not None:
             self._labeller.learn_from_result(capability, facts.labels)
+            self._logins.ran(index, capability.server, result, facts.labels)
             if Label.SENSITIVE in facts.labels:
                 self._prov.set_audience(index, self._labeller.audience(capability.server, result))
         self._prov.add_result(index, facts.labels, result, facts.secrets, facts.secrets_only)

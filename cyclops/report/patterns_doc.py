@@ -252,6 +252,11 @@ def _provenance(patterns: Patterns) -> list[str]:
         "",
         "Stage tools (a private file they name goes out with a push of their directory): "
         + _globs(settings.stage_tools),
+        "",
+        "Site keys (a private record's site: its credentials typed into a page of it log in): "
+        + _globs(settings.site_keys),
+        "",
+        f"Credential keys (what such a record's login types): {_globs(settings.credential_keys)}",
     ]
     lines += ["", "### High-value rules", ""]
     rows = [_high_value(rule) for rule in settings.high_value]
