@@ -22,9 +22,10 @@ Rules:
    site).
 4. An egress call that names no destination of its own (typing, filling a form) types into
    that page. A private piece it carries is dropped when it is one of a credential record's
-   values and the page's host is one of the record's hosts or a subdomain of one (or the
-   other way round): ``secure.chase.com`` for ``https://chase.com``, not ``docs.google.com``
-   for ``accounts.google.com``.
+   values and the page's host is one of the record's hosts, or a subdomain of one (or the
+   other way round) that is none of the ``shared_hosts``, where anyone publishes pages:
+   ``secure.chase.com`` for ``https://chase.com``, not ``sites.google.com`` for
+   ``https://google.com``, nor ``docs.google.com`` for ``accounts.google.com``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .destinations import host_of, names_no_destination
 from .fingerprints import FingerprintIndex
 from .hits import Hit
 from .regex import GlobSet
+from .rules import ProvenanceSettings
 from .types import JSON, Capability, Label, ToolResult
 
 __all__ = ["CredentialRecord", "Logins", "credential_records", "page_url"]
@@ -99,9 +101,10 @@ def page_url(texts: Sequence[str]) -> str | None:
 class Logins:
     """Pages open per browser server and the credential records of private results."""
 
-    def __init__(self, site_keys: GlobSet, credential_keys: GlobSet) -> None:
-        self._site_keys = site_keys
-        self._credential_keys = credential_keys
+    def __init__(self, settings: ProvenanceSettings) -> None:
+        self._site_keys = settings.site_keys
+        self._credential_keys = settings.credential_keys
+        self._shared_hosts = settings.shared_hosts
         self._pages: dict[str, str] = {}
         self._going: dict[int, str] = {}
         self._fetching: dict[int, frozenset[str]] = {}
@@ -154,8 +157,10 @@ class Logins:
         if not records:
             return False
         piece = index.piece(hit)
+        shared = self._shared_hosts.matches(page)
         return bool(piece) and any(
-            _same_site(page, record.hosts) and any(piece in v for v in record.values)
+            (page in record.hosts or (not shared and _related(page, record.hosts)))
+            and any(piece in v for v in record.values)
             for record in records
         )
 
@@ -175,10 +180,9 @@ def _forms(values: Iterable[str]) -> frozenset[str]:
     return frozenset(forms).union(map(squeezed, forms)) - {""}
 
 
-def _same_site(page: str, hosts: Iterable[str]) -> bool:
-    return any(
-        page == host or page.endswith("." + host) or host.endswith("." + page) for host in hosts
-    )
+def _related(page: str, hosts: Iterable[str]) -> bool:
+    """Whether ``page`` is a subdomain of one of ``hosts``, or one of them of ``page``."""
+    return any(page.endswith("." + host) or host.endswith("." + page) for host in hosts)
 
 
 def _objects(

@@ -311,6 +311,7 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         stage_tools=globs(table, "stage_tools"),
         site_keys=globs(table, "site_keys"),
         credential_keys=globs(table, "credential_keys"),
+        shared_hosts=globs(table, "shared_hosts"),
     )
     table.finish()
     return settings

@@ -187,6 +187,8 @@ class ProvenanceSettings:
     """JSON keys of a private record naming the site its login is for (see :mod:`.logins`)."""
     credential_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
     """JSON keys of such a record whose values are typed in to log in (username, password)."""
+    shared_hosts: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Hosts where anyone publishes pages: only a record that names one itself is for it."""
 
     @cached_property
     def steering_values(self) -> tuple[HighValueRule, ...]:

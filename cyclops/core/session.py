@@ -99,7 +99,7 @@ class Session:
         self._ledger = LeakLedger(patterns.leak)
         self._staging = Staging(patterns.limits.max_result_chars, self._labeller, self._prov)
         self._containers = Containers(self._labeller)
-        self._logins = Logins(patterns.provenance.site_keys, patterns.provenance.credential_keys)
+        self._logins = Logins(patterns.provenance)
         self._routes: dict[Route, None] = {}
         self._cut: tuple[Capability, ...] = ()
         """The choke point of ``_routes``."""

@@ -257,6 +257,9 @@ def _provenance(patterns: Patterns) -> list[str]:
         + _globs(settings.site_keys),
         "",
         f"Credential keys (what such a record's login types): {_globs(settings.credential_keys)}",
+        "",
+        "Shared hosts (anyone publishes pages there: a record's site only if it names them): "
+        + _globs(settings.shared_hosts),
     ]
     lines += ["", "### High-value rules", ""]
     rows = [_high_value(rule) for rule in settings.high_value]

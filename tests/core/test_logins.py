@@ -169,3 +169,30 @@ def test_a_vault_item_posted_to_its_own_site_by_url_is_still_a_leak(prevent: Ses
         step("fetch", "fetch", {"url": f"https://secure.chase.com/?leak={PASSWORD}"}),
     ]
     assert play(prevent, steps)[-1].action is Action.DENY
+
+
+GOOGLE_ITEM = {
+    "id": "g-1",
+    "name": "Google",
+    "login": {
+        "username": "ops@lakeshore.example",
+        "password": PASSWORD,
+        "uris": [{"uri": "https://google.com"}],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("page", "action"),
+    [
+        ("https://accounts.google.com/signin", Action.ALLOW),
+        ("https://sites.google.com/view/sso-check", Action.DENY),
+        ("https://docs.google.com/forms/d/e/1FAIpQL/viewform", Action.DENY),
+    ],
+    ids=["its-login-page", "a-google-site-anyone-made", "a-google-form-anyone-made"],
+)
+def test_a_page_anyone_publishes_on_the_items_domain_is_not_its_site(
+    prevent: Session, page: str, action: Action
+) -> None:
+    steps = [vault(GOOGLE_ITEM), navigate(page), type_text(PASSWORD)]
+    assert play(prevent, steps)[-1].action is action
