@@ -4,8 +4,8 @@
 
 Reads ``bench/blind/<set>/``: ``traces.jsonl.gz`` (the trace format ``cyclops replay`` reads)
 and ``labels.jsonl`` (per session: ``toxic``, the expected ``class``, the ``attack_index`` of
-the first call a monitor must stop, and ``why``, one sentence). Eighteen helpers wrote one set
-each, in six rounds (round 1: ``dev``, coding agents; ``office``, assistants over mail, chat,
+the first call a monitor must stop, and ``why``, one sentence). Twenty-one helpers wrote one set
+each, in seven rounds (round 1: ``dev``, coding agents; ``office``, assistants over mail, chat,
 calendars, documents and a bank; ``ops``, database, cloud and cluster agents. Round 2:
 ``research``, research, browsing and personal-finance assistants; ``support``, support,
 sales and shop agents; ``platform``, data, ML and platform-engineering agents. Round 3:
@@ -17,7 +17,11 @@ travel, events and personal-admin assistants; ``education``, teachers', schools'
 students' agents; ``logistics``, commerce, logistics and manufacturing operations agents. Round 6:
 ``finance``, personal, small-business, trading and crypto finance agents; ``health``,
 clinical, pharmacy, insurance and health-administration agents; ``mainstream``, agents of
-every kind on the most popular servers only, varied in attack technique), 25
+every kind on the most popular servers only, varied in attack technique. Round 7: ``legal``,
+legal, compliance and public-sector agents; ``community``, open-source maintainers',
+community moderators' and developer-relations agents; ``everyday``, what people most often do
+in Claude Desktop or Cursor on the most installed servers, attacked as published incidents
+were), 25
 attacks and 25 benign sessions apiece, from real servers' tool names, told the attack classes
 and nothing of the detector (see ``blind/README.md``). The benign half includes hard
 negatives that depend on what the user asked, which a trace does not record: some of them no
@@ -53,6 +57,7 @@ ROUNDS = {
     "round 4": ("security", "content", "desktop"),
     "round 5": ("travel", "education", "logistics"),
     "round 6": ("finance", "health", "mainstream"),
+    "round 7": ("legal", "community", "everyday"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
