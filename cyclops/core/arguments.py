@@ -145,12 +145,21 @@ def local_path(value: str) -> str | None:
     return path.rstrip("/") or "/"
 
 
+# Keys whose value is a directory, not a file (`git_show(repo_path="~/src/cli")`): its last
+# name is a directory too.
+_DIRECTORY_KEY = re.compile(
+    r"(?i)^(?:repo_?path|repo_?dir|cwd|work_?dir|working_?dir(?:ectory)?|dir(?:ectory)?|folder|"
+    r"project_?(?:path|dir|root)|root_?dir)$"
+)
+
+
 def local_directories(args: Sequence[ArgLeaf]) -> Iterator[str]:
     """The directory names (case-folded) of the absolute local paths among the arguments."""
     for leaf in args:
         value = leaf.value.strip().replace("\\", "/")
         if local_path(value) is not None:
-            for name in value.split("/")[:-1]:
+            names = value.split("/")
+            for name in names if _DIRECTORY_KEY.match(leaf.key) else names[:-1]:
                 if name not in ("", ".", "..", "~") and not name.endswith(":"):
                     yield name.casefold()
 

@@ -234,6 +234,22 @@ def test_a_local_checkout_is_the_repository_the_session_read_from_not_any_of_its
         assert [f.flow_class for f in decision.flows] == [FlowClass.EXFILTRATION]
 
 
+@pytest.mark.parametrize(
+    ("repo_path", "action"),
+    [
+        ("/home/dev/billing", Action.ALLOW),  # the checkout of the repository the issue is in
+        ("/home/dev/ledger-core", Action.DENY),  # another project's history
+    ],
+)
+def test_a_commit_of_the_checkout_quoted_in_its_repositorys_issue_is_no_leak(
+    prevent: Session, repo_path: str, action: Action
+) -> None:
+    show = step("git", "git_show", {"repo_path": repo_path, "revision": "269ca96"}, SOURCE)
+    comment = {"owner": "acme", "repo": "billing", "issue_number": 42, "body": SOURCE}
+    steps = [issue(), show, step("github", "add_issue_comment", comment, "ok")]
+    assert play(prevent, steps)[-1].action is action
+
+
 def test_a_local_checkout_pushed_with_no_read_from_its_repository_is_counted(
     prevent: Session,
 ) -> None:
@@ -279,6 +295,9 @@ def test_secrets_of_the_checkout_pushed_to_its_repository_are_still_denied(
         # a key names no directory that could be a repository's
         ("filesystem/read_text_file", {"path": "/home/dev/parser/.env"}, set(), set()),
         ("shell/run_command", {"command": "cat src/a.py"}, set(), set()),
+        # a key that names a directory names its last directory too
+        ("git/git_show", {"repo_path": "/home/dev/parser", "revision": "269ca96"}, set(),
+         {"home", "dev", "parser"}),
     ],
 )  # fmt: skip
 def test_a_call_names_its_checkouts_and_local_directories(
