@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from cyclops.core import Action, FlowClass, Label, Patterns, Session
+from cyclops.core import Action, Decision, FlowClass, Label, Patterns, Session
 from cyclops.core.types import JSON
 from cyclops.testing import labels_before_running, play, step
 
@@ -36,8 +36,15 @@ def test_legal_and_community_servers_are_labelled(
     assert labels_before_running(patterns, server, tool, args) == expected
 
 
-def pull_request(body: str) -> dict[str, JSON]:
-    return {"number": 212, "user": {"login": "fastfix-dev"}, "title": "fix", "body": body}
+def merged_after_reading(session: Session, body: str) -> Decision:
+    """The decision on merging pull request 212 once its body, ``body``, was read."""
+    number = {"owner": "o", "repo": "r", "pullNumber": 212}
+    found = {"number": 212, "user": {"login": "fastfix-dev"}, "title": "fix", "body": body}
+    steps = [
+        step("github", "get_pull_request", number, json.dumps(found)),
+        step("github", "merge_pull_request", number),
+    ]
+    return play(session, steps)[-1]
 
 
 @pytest.mark.parametrize(
@@ -52,21 +59,11 @@ def pull_request(body: str) -> dict[str, JSON]:
 def test_a_pull_request_asking_to_be_merged_unreviewed_steers_the_merge(
     prevent: Session, body: str
 ) -> None:
-    steps = [
-        step("github", "get_pull_request", {"owner": "o", "repo": "r", "pullNumber": 212},
-             json.dumps(pull_request(body))),
-        step("github", "merge_pull_request", {"owner": "o", "repo": "r", "pullNumber": 212}),
-    ]  # fmt: skip
-    last = play(prevent, steps)[-1]
-    assert last.action is Action.DENY
-    assert FlowClass.EXCESSIVE_AGENCY in {f.flow_class for f in last.flows}
+    decision = merged_after_reading(prevent, body)
+    assert decision.action is Action.DENY
+    assert FlowClass.EXCESSIVE_AGENCY in {f.flow_class for f in decision.flows}
 
 
 def test_a_pull_request_that_only_describes_its_change_does_not(prevent: Session) -> None:
     body = "Fixes the flaky reconnect loop. Reviewed by @kmarsh; needs one more approval."
-    steps = [
-        step("github", "get_pull_request", {"owner": "o", "repo": "r", "pullNumber": 212},
-             json.dumps(pull_request(body))),
-        step("github", "merge_pull_request", {"owner": "o", "repo": "r", "pullNumber": 212}),
-    ]  # fmt: skip
-    assert play(prevent, steps)[-1].action is Action.ALLOW
+    assert merged_after_reading(prevent, body).action is Action.ALLOW
