@@ -39,8 +39,9 @@ from .continuation import MAX_TEXT
 from .hits import Hit, HitKind
 from .rules import LeakSettings
 from .text import IntervalSet
+from .types import Flow, FlowClass
 
-__all__ = ["Leak", "LeakLedger", "Source", "outermost", "significant_hits"]
+__all__ = ["Leak", "LeakLedger", "Source", "outermost", "secret_bytes", "significant_hits"]
 
 Source = tuple[str, int]
 """A sensitive segment's canonical text and the family (original result piece) it belongs to."""
@@ -315,3 +316,8 @@ def outermost(fragments: Iterable[Hit], family: Callable[[Hit], int]) -> list[Hi
         if end > outer[1]:
             outer = (start, end, own)
     return kept
+
+
+def secret_bytes(flows: Iterable[Flow]) -> int:
+    """The bytes of recognised secrets that ``flows`` of one call carried (secret egress)."""
+    return sum(f.leaked_bytes for f in flows if f.flow_class is FlowClass.SECRET_EGRESS)

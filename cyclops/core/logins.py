@@ -127,9 +127,8 @@ class Logins:
         """Call ``index`` to ``server`` returned ``result``, labelled ``labels`` (a private one
         may hold credential records)."""
         going = self._going.pop(index, None)
-        host = page_url(result.texts) or going
-        if host:
-            self._pages[server] = host
+        if going or server in self._pages:  # a browser's result: it may say where it is now
+            self._pages[server] = page_url(result.texts) or going or self._pages[server]
         fetched = self._fetching.pop(index, None)
         if Label.SENSITIVE not in labels or not (self._site_keys and self._credential_keys):
             return

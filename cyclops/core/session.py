@@ -32,7 +32,7 @@ from .controls import CallView, Controller
 from .destinations import destination_name
 from .flows import CallFacts, Finding, findings, instruction_chose_destination
 from .hits import Hit
-from .leak import NO_LEAK, Leak, LeakLedger, Source, significant_hits
+from .leak import NO_LEAK, Leak, LeakLedger, Source, secret_bytes, significant_hits
 from .leakpieces import continued, preceded
 from .logins import Logins
 from .provenance import Provenance
@@ -349,8 +349,8 @@ class Session:
                 ControlEvent(decision.index, decision.call.capability, finding, decision.action)
             )
         destination, leak = draft.view.destination, draft.leak
-        classes = {f.flow_class for f in decision.flows}
-        if FlowClass.EXFILTRATION in classes:
+        secret = secret_bytes(decision.flows)
+        if any(f.flow_class is FlowClass.EXFILTRATION for f in decision.flows):
             self._ledger.flowed(destination, leak)
         if decision.forwards:
             self._pending[decision.index] = decision.labels
@@ -365,11 +365,11 @@ class Session:
             if Label.EGRESS in decision.labels:
                 self._ledger.sent(destination, (p for m in draft.view.matches for p in m.payloads))
             if decision.action is Action.REDACT:
-                self._blocked += _secret_bytes(decision.flows)
+                self._blocked += secret
             else:
-                self._ledger.secret_sent(destination, _secret_bytes(decision.flows))
+                self._ledger.secret_sent(destination, secret)
         else:
-            self._blocked += leak.call_bytes + _secret_bytes(decision.flows)
+            self._blocked += leak.call_bytes + secret
 
     # -- the verdict ----------------------------------------------------------------------------
 
@@ -398,7 +398,3 @@ class Session:
 
 def _reasons(findings: Sequence[Finding], controls: Sequence[ControlFinding]) -> tuple[Reason, ...]:
     return ((Reason.TOXIC_FLOW,) if findings else ()) + ((Reason.CONTROL,) if controls else ())
-
-
-def _secret_bytes(flows: Iterable[Flow]) -> int:
-    return sum(f.leaked_bytes for f in flows if f.flow_class is FlowClass.SECRET_EGRESS)

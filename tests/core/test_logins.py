@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from cyclops.config import load_patterns
-from cyclops.core import Action, Decision, Flow, FlowClass, Session
+from cyclops.core import Action, Decision, Flow, FlowClass, Patterns, Session
 from cyclops.core.logins import CredentialRecord, credential_records, page_url
 from cyclops.core.types import JSON
 from cyclops.testing import Step, play, step
@@ -42,8 +41,8 @@ LOGIN_FILE = {
 }
 
 
-def records(document: JSON) -> list[CredentialRecord]:
-    provenance = load_patterns(None).provenance
+def records(patterns: Patterns, document: JSON) -> list[CredentialRecord]:
+    provenance = patterns.provenance
     return credential_records([document], provenance.site_keys, provenance.credential_keys)
 
 
@@ -52,8 +51,8 @@ def records(document: JSON) -> list[CredentialRecord]:
     [[BITWARDEN_ITEM], ONEPASSWORD_ITEM, LOGIN_FILE],
     ids=["bitwarden-listing", "1password-fields", "login-file"],
 )
-def test_a_vault_item_names_its_site_and_its_password(document: JSON) -> None:
-    (record,) = records(document)
+def test_a_vault_item_names_its_site_and_its_password(patterns: Patterns, document: JSON) -> None:
+    (record,) = records(patterns, document)
     assert record.hosts == {"secure.chase.com"}
     assert "wn4!ch8s-qz71kp" in record.values
 
@@ -67,8 +66,8 @@ def test_a_vault_item_names_its_site_and_its_password(document: JSON) -> None:
     ],
     ids=["a-page-with-no-credential", "a-credential-with-no-site", "a-site-that-is-no-host"],
 )
-def test_a_record_needs_both_a_site_and_a_credential(document: JSON) -> None:
-    assert records(document) == []
+def test_a_record_needs_both_a_site_and_a_credential(patterns: Patterns, document: JSON) -> None:
+    assert records(patterns, document) == []
 
 
 @pytest.mark.parametrize(
