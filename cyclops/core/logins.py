@@ -30,7 +30,6 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -40,6 +39,7 @@ from .destinations import host_of, names_no_destination
 from .fingerprints import FingerprintIndex
 from .hits import Hit
 from .regex import GlobSet
+from .results import page_address
 from .rules import ProvenanceSettings
 from .types import JSON, Capability, Label, ToolResult
 
@@ -49,7 +49,6 @@ _MAX_RECORDS = 64  # per result: a vault listing's first items
 _MAX_CALLS = 64  # results whose records are kept, the latest
 _MAX_VALUE = 256  # a fetched value (a password alone) is short
 _LABEL_KEYS = ("label", "id", "name", "purpose", "type")
-_PAGE_URL = re.compile(r"(?im)^\W{0,4}(?:page url:|navigated to|successfully navigated to)\s*(\S+)")
 
 
 @dataclass(frozen=True)
@@ -91,11 +90,8 @@ def credential_records(
 
 def page_url(texts: Sequence[str]) -> str | None:
     """The host of the page a browser's result says it is on (rule 3), if it says."""
-    for text in texts:
-        match = _PAGE_URL.search(text[:4096])
-        if match:
-            return host_of(match.group(1))
-    return None
+    address = page_address(texts)
+    return None if address is None else host_of(address)
 
 
 class Logins:

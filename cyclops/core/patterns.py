@@ -85,6 +85,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         sensitive_keys=results.sensitive_keys,
         untrusted_boundaries=results.boundaries,
         public_texts=results.public_texts,
+        private_pages=results.private_pages,
         insiders=results.insiders,
     )
     controls = top.table("controls", {})
@@ -167,6 +168,7 @@ class _ResultRules(NamedTuple):
     sensitive_keys: GlobSet
     boundaries: _Regexes
     public_texts: _Regexes
+    private_pages: _Regexes
     insiders: dict[str, frozenset[str]]
 
 
@@ -180,12 +182,20 @@ def _results(table: TableReader) -> _ResultRules:
     sensitive_keys = globs(table, "sensitive_keys")
     boundaries = regexes(table, "untrusted_boundaries")
     public_texts = regexes(table, "public_texts")
+    private_pages = regexes(table, "private_pages")
     insiders_table = table.table("insiders", {})
     insiders = {key: _insider_values(insiders_table, key) for key in insiders_table.names()}
     insiders_table.finish()
     table.finish()
     return _ResultRules(
-        markers, addressing, requests, sensitive_keys, boundaries, public_texts, insiders
+        markers,
+        addressing,
+        requests,
+        sensitive_keys,
+        boundaries,
+        public_texts,
+        private_pages,
+        insiders,
     )
 
 

@@ -38,6 +38,7 @@ def _role(name: str, role: TableReader) -> Role:
         checkout_keys=globs(role, "checkout_keys"),
         public=_public_listing(role.table("public")) if role.has("public") else None,
         requester_fields=field_names(role, "requester_fields"),
+        fresh_tools=globs(role, "fresh_tools"),
     )
     role.finish()
     return parsed

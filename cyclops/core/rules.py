@@ -73,6 +73,9 @@ class Role:
     """Fields of a result that is one ticket naming who asked (``"requester"``): a comment
     written into that ticket (its container) reaches them, and what is theirs sent there only
     (a record whose audience they are) is no leak."""
+    fresh_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Tools whose results are made new for the call (a password manager's generator): no
+    one's private data yet, whatever label the role's tool globs give its other tools."""
 
 
 @dataclass(frozen=True)
@@ -331,6 +334,9 @@ class Patterns:
     public_texts: tuple[SafeRegex, ...] = ()
     """Whole texts made to be given away (an SSH public key, a certificate): a result that is
     nothing else is no private data, whatever tool read it."""
+    private_pages: tuple[SafeRegex, ...] = ()
+    """URLs of pages that show the signed-in user's own data (an account's addresses, a bank's
+    statements, a webmail inbox): a browser's result that says it is on one is private data."""
 
     def role(self, name: str) -> Role | None:
         return next((role for role in self.roles if role.name == name), None)

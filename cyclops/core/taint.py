@@ -39,7 +39,7 @@ from .matches import CallShape
 from .poisoning import instructs, paragraph_names
 from .regex import GlobSet, SafeRegex, alternation, tool_names
 from .requested import NOTHING_ASKED, Asked, Requests
-from .results import holds_value_under, insiders_only
+from .results import holds_value_under, insiders_only, page_address
 from .rules import Patterns, Role
 from .secretscan import SecretScanner
 from .types import (
@@ -175,10 +175,14 @@ class Labeller:
     def _static_labels(self, capability: Capability) -> frozenset[Label]:
         labels: set[Label] = set()
         names = self.tool_names(capability)
+        fresh = False
         for role in self.roles_of(capability.server):
             for glob, role_labels in role.tools:
                 if any(map(glob.matches_name, names)):
                     labels |= role_labels
+            fresh = fresh or any(map(role.fresh_tools.matches_name, names))
+        if fresh:
+            labels.discard(Label.SENSITIVE)
         return frozenset(labels)
 
     def _is_one_of(self, globs: GlobSet, capability: Capability) -> bool:
@@ -341,10 +345,12 @@ class Labeller:
         untrusted not when every author it names is an insider, ``[results.insiders]``; a
         secret, or a value under one of ``[results] sensitive_keys`` in its JSON documents,
         makes it private, and texts that are all ``[results] public_texts`` (a public key)
-        not; an untrusted marker, or a boundary by which its server declares it
-        untrusted, untrusted); whether it addresses the agent (a marker; for the listing of
-        server ``listing_of``, poisoning too: see :func:`.poisoning.instructs`); the values
-        secret rules match in each of its texts if it is private (see ``TokenFacts.of``)."""
+        not, and a page that says it is at one of ``[results] private_pages`` (a browser on
+        the user's account) private; an untrusted marker, or a boundary by which its server
+        declares it untrusted, untrusted); whether it addresses the agent (a marker; for the
+        listing of server ``listing_of``, poisoning too: see :func:`.poisoning.instructs`); the
+        values secret rules match in each of its texts if it is private (see
+        ``TokenFacts.of``)."""
         texts, documents = result.texts, result.documents
         found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
         labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
@@ -355,6 +361,8 @@ class Labeller:
             labels.add(Label.SENSITIVE)
         elif Label.SENSITIVE in labels and texts and all(map(self._is_public_text, texts)):
             labels.discard(Label.SENSITIVE)  # a public key read from ~/.ssh/id_ed25519.pub
+        elif Label.SENSITIVE not in labels and self._on_private_page(texts):
+            labels.add(Label.SENSITIVE)  # a browser on the user's account page
         shown = [form for text in texts for form in as_read(text)]
         marked = any(m.search(text) for text in shown for m in self._markers)
         # A listing also instructs by what only a listing may not say (see poisoning.instructs:
@@ -369,6 +377,10 @@ class Labeller:
         public = Label.UNTRUSTED in call_labels and Label.SENSITIVE not in call_labels
         only_secrets = public and any(found) and not holds_value_under(documents, keys)
         return ResultFacts(frozenset(labels), marked, asked, found if private else [], only_secrets)
+
+    def _on_private_page(self, texts: Sequence[str]) -> bool:
+        address = page_address(texts) if self._p.private_pages else None
+        return address is not None and any(p.search(address) for p in self._p.private_pages)
 
     def _is_public_text(self, text: str) -> bool:
         return any(p.fullmatch(text) for p in self._p.public_texts)

@@ -86,6 +86,8 @@ def _role(role: Role) -> list[str]:
         lines.append(f"- Fields naming a message's audience: {fields}")
     if role.requester_fields:
         lines.append(f"- Fields naming who asked for a ticket: {md.codes(role.requester_fields)}")
+    if role.fresh_tools.patterns:
+        lines.append(f"- Tools whose results are new, no private data: {_globs(role.fresh_tools)}")
     lines.append("")
     rows = [(md.code(glob.pattern, in_table=True), _labels(labels)) for glob, labels in role.tools]
     return lines + (md.table(("tool glob", "labels"), rows) if rows else ["No tool rules."])
@@ -196,6 +198,11 @@ def _markers(patterns: Patterns) -> list[str]:
         "given away), unless a secret rule finds a secret in it:",
         "",
         *_regex_list(patterns.public_texts),
+        "",
+        "A browser's result that says it is on a page whose URL matches one of these shows the",
+        "signed-in user's own data (private):",
+        "",
+        *_regex_list(patterns.private_pages),
         "",
         "A result that is JSON throughout, whose every author is an insider by one of these keys,",
         "is no untrusted content (markers still count):",
