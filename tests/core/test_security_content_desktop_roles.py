@@ -74,9 +74,17 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
             "aws-api",
             "call_aws",
             {"cli_command": "aws guardduty get-findings --detector-id d --finding-ids f"},
-            {U, S, P},
+            {U, S},
         ),
-        ("aws-api", "call_aws", {"cli_command": "aws s3 ls"}, {S, P}),
+        # ... which changes the account only when its operation does
+        ("aws-api", "call_aws", {"cli_command": "aws s3 ls"}, {S}),
+        ("aws-api", "call_aws", {"cli_command": "aws ec2 describe-security-groups"}, {S}),
+        ("aws-api", "call_aws", {"cli_command": "aws ec2 revoke-security-group-ingress"}, {S, P}),
+        ("aws-api", "call_aws", {"cli_command": "aws --region eu-west-1 iam create-user"}, {S, P}),
+        ("aws-api", "call_aws", {"cli_command": "aws s3 rm s3://b/k"}, {S, E, U, P}),
+        ("aws-api", "call_aws", {"cli_command": "aws cognito-idp admin-get-user"}, {S}),
+        ("aws-api", "call_aws", {"cli_command": "aws cognito-idp admin-delete-user"}, {S, P}),
+        ("aws-api", "call_aws", {"cli_command": "aws securityhub batch-update-findings"}, {S, P}),
     ],
 )
 def test_each_servers_tools_get_the_labels_of_their_data_and_actions(

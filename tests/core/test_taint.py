@@ -165,7 +165,7 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("slack", "conversations_add_message", {"channel_id": "C1", "payload": "x"}, {E}),
         ("telegram", "forward_message", {"from_chat": 1, "to_chat": 2, "message_id": 3}, {S, E}),
         ("paypal", "list_transactions", {}, {S}),
-        ("aws-api", "call_aws", {"cli_command": "aws s3 ls"}, {S, P}),
+        ("aws-api", "call_aws", {"cli_command": "aws s3 ls"}, {S}),
         # a resource read is labelled like its server's other reads; its URI reaches a host
         # only over the web
         ("filesystem", "resources/read", {"uri": "file:///home/u/notes.md"}, {S}),
