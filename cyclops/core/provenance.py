@@ -35,6 +35,7 @@ from .privatevalues import value_forms
 from .records import add_record_hits, record_keys
 from .requested import NOTHING_ASKED, Asked
 from .rules import Patterns
+from .snapshots import page_words
 from .types import ArgPath, Capability, Container, Label, Place, ToolResult
 from .unmask import UnmaskLimits, unmask
 
@@ -350,7 +351,7 @@ class Provenance:
         for i, text in enumerate(result.texts):
             if budget <= 0:
                 break
-            piece = text[:budget]
+            piece = page_words(text[:budget])
             budget -= len(piece)
             ids = result.ids[i] if i < len(result.ids) and sensitive else ()
             kept_ids = self._ids_to_keep(ids)
