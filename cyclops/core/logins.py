@@ -38,12 +38,12 @@ from .canon import clean, matchable, squeezed
 from .destinations import host_of, names_no_destination
 from .fingerprints import FingerprintIndex
 from .hits import Hit
+from .pages import page_address
 from .regex import GlobSet
-from .results import page_address
 from .rules import ProvenanceSettings
 from .types import JSON, Capability, Label, ToolResult
 
-__all__ = ["CredentialRecord", "Logins", "credential_records", "page_url"]
+__all__ = ["CredentialRecord", "Logins", "credential_records"]
 
 _MAX_RECORDS = 64  # per result: a vault listing's first items
 _MAX_CALLS = 64  # results whose records are kept, the latest
@@ -88,12 +88,6 @@ def credential_records(
     return found
 
 
-def page_url(texts: Sequence[str]) -> str | None:
-    """The host of the page a browser's result says it is on (rule 3), if it says."""
-    address = page_address(texts)
-    return None if address is None else host_of(address)
-
-
 class Logins:
     """Pages open per browser server and the credential records of private results."""
 
@@ -102,6 +96,7 @@ class Logins:
         self._credential_keys = settings.credential_keys
         self._shared_hosts = settings.shared_hosts
         self._pages: dict[str, str] = {}
+        self._addresses: dict[str, str] = {}
         self._going: dict[int, str] = {}
         self._fetching: dict[int, frozenset[str]] = {}
         self._records: dict[int, list[CredentialRecord]] = {}
@@ -124,7 +119,10 @@ class Logins:
         may hold credential records)."""
         going = self._going.pop(index, None)
         if going or server in self._pages:  # a browser's result: it may say where it is now
-            self._pages[server] = page_url(result.texts) or going or self._pages[server]
+            address = page_address(result.texts)
+            if address is not None:
+                self._addresses[server] = address
+            self._pages[server] = (address and host_of(address)) or going or self._pages[server]
         fetched = self._fetching.pop(index, None)
         if Label.SENSITIVE not in labels or not (self._site_keys and self._credential_keys):
             return
@@ -133,6 +131,10 @@ class Logins:
             records.append(CredentialRecord(fetched, _forms(t.strip() for t in result.texts)))
         if records:
             _put(self._records, index, records)
+
+    def address(self, server: str) -> str | None:
+        """The URL of the page browser ``server`` last said it is on."""
+        return self._addresses.get(server)
 
     def typed_elsewhere(
         self, capability: Capability, destination: str, hits: list[Hit], index: FingerprintIndex

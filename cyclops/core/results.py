@@ -8,16 +8,14 @@ import binascii
 import csv
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from .types import JSON, ToolResult
 
-__all__ = ["holds_value_under", "insiders_only", "json_objects", "page_address", "to_tool_result"]
-
-_PAGE_URL = re.compile(r"(?im)^\W{0,4}(?:page url:|navigated to|successfully navigated to)\s*(\S+)")
+__all__ = ["holds_value_under", "insiders_only", "json_objects", "to_tool_result"]
 
 _MAX_DEPTH = 64
 _MAX_FIELDS_TEXT = 65536  # a message's fields are short; past this much, the rest is left out
@@ -378,13 +376,3 @@ def _filled(value: JSON) -> bool:
     if isinstance(value, str):
         return bool(value.strip())
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def page_address(texts: Sequence[str]) -> str | None:
-    """The URL of the page a browser's result says it is on (``Page URL: ...``, ``Navigated to
-    ...``), if it says."""
-    for text in texts:
-        match = _PAGE_URL.search(text[:4096])
-        if match:
-            return match.group(1)
-    return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .convert import field_names, globs, labels
+from .convert import field_names, globs, labels, regexes
 from .regex import Glob, RegexError
 from .rules import PublicListing, Role
 from .tomlreader import TableReader
@@ -39,6 +39,8 @@ def _role(name: str, role: TableReader) -> Role:
         public=_public_listing(role.table("public")) if role.has("public") else None,
         requester_fields=field_names(role, "requester_fields"),
         fresh_tools=globs(role, "fresh_tools"),
+        page_actions=globs(role, "page_actions"),
+        admin_pages=regexes(role, "admin_pages"),
     )
     role.finish()
     return parsed

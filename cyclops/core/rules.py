@@ -76,6 +76,12 @@ class Role:
     fresh_tools: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Tools whose results are made new for the call (a password manager's generator): no
     one's private data yet, whatever label the role's tool globs give its other tools."""
+    page_actions: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """A browser's tools that act on the page it has open (type, fill, click, upload)."""
+    admin_pages: tuple[SafeRegex, ...] = ()
+    """URLs of pages where acting changes who can get in or where data goes (webhooks,
+    members, API keys, mail forwarding, payees): a ``page_actions`` call on one is
+    privileged (see :mod:`.pages`)."""
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,7 @@ class Session:
         args = leaves(call.arguments)
         arg_labels = self._labeller.argument_labels(call.capability, args)
         labels = self._labeller.static_labels(call.capability) | arg_labels.labels
+        labels |= self._labeller.page_labels(call.capability, self._logins.address(call.server))
         place = self._labeller.place(call.capability, args, arg_labels)
         labels, place = self._containers.settle(call.capability, labels, arg_labels.labels, place)
         self._prov.add_call(index, call.capability, labels, place, args)

@@ -36,10 +36,11 @@ from .arguments import (
 from .audience import message_audience
 from .canon import as_read
 from .matches import CallShape
+from .pages import acts_on_admin_page, on_private_page
 from .poisoning import instructs, paragraph_names
 from .regex import GlobSet, SafeRegex, alternation, tool_names
 from .requested import NOTHING_ASKED, Asked, Requests
-from .results import holds_value_under, insiders_only, page_address
+from .results import holds_value_under, insiders_only
 from .rules import Patterns, Role
 from .secretscan import SecretScanner
 from .types import (
@@ -56,6 +57,8 @@ from .types import (
 )
 
 __all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
+
+_PRIVILEGED = frozenset({Label.PRIVILEGED})
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,12 @@ class Labeller:
         if fresh:
             labels.discard(Label.SENSITIVE)
         return frozenset(labels)
+
+    def page_labels(self, capability: Capability, address: str | None) -> frozenset[Label]:
+        """Privileged, for a browser acting on the page at ``address`` (the one it has open)
+        when that page is an admin page (see :mod:`.pages`)."""
+        roles, names = self.roles_of(capability.server), self.tool_names(capability)
+        return _PRIVILEGED if acts_on_admin_page(roles, names, address) else frozenset()
 
     def _is_one_of(self, globs: GlobSet, capability: Capability) -> bool:
         return any(map(globs.matches_name, self.tool_names(capability)))
@@ -361,7 +370,7 @@ class Labeller:
             labels.add(Label.SENSITIVE)
         elif Label.SENSITIVE in labels and texts and all(map(self._is_public_text, texts)):
             labels.discard(Label.SENSITIVE)  # a public key read from ~/.ssh/id_ed25519.pub
-        elif Label.SENSITIVE not in labels and self._on_private_page(texts):
+        elif Label.SENSITIVE not in labels and on_private_page(texts, self._p.private_pages):
             labels.add(Label.SENSITIVE)  # a browser on the user's account page
         shown = [form for text in texts for form in as_read(text)]
         marked = any(m.search(text) for text in shown for m in self._markers)
@@ -377,10 +386,6 @@ class Labeller:
         public = Label.UNTRUSTED in call_labels and Label.SENSITIVE not in call_labels
         only_secrets = public and any(found) and not holds_value_under(documents, keys)
         return ResultFacts(frozenset(labels), marked, asked, found if private else [], only_secrets)
-
-    def _on_private_page(self, texts: Sequence[str]) -> bool:
-        address = page_address(texts) if self._p.private_pages else None
-        return address is not None and any(p.search(address) for p in self._p.private_pages)
 
     def _is_public_text(self, text: str) -> bool:
         return any(p.fullmatch(text) for p in self._p.public_texts)

@@ -88,6 +88,10 @@ def _role(role: Role) -> list[str]:
         lines.append(f"- Fields naming who asked for a ticket: {md.codes(role.requester_fields)}")
     if role.fresh_tools.patterns:
         lines.append(f"- Tools whose results are new, no private data: {_globs(role.fresh_tools)}")
+    if role.admin_pages:
+        acting = f"- Tools acting on the open page: {_globs(role.page_actions)}"
+        lines += [f"{acting}, privileged on a page whose URL matches one of these:", ""]
+        lines += _regex_list(role.admin_pages)
     lines.append("")
     rows = [(md.code(glob.pattern, in_table=True), _labels(labels)) for glob, labels in role.tools]
     return lines + (md.table(("tool glob", "labels"), rows) if rows else ["No tool rules."])

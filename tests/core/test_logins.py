@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cyclops.core import Action, Decision, Flow, FlowClass, Patterns, Session
-from cyclops.core.logins import CredentialRecord, credential_records, page_url
+from cyclops.core.logins import CredentialRecord, credential_records
 from cyclops.core.types import JSON
 from cyclops.testing import Step, play, step
 
@@ -68,18 +68,6 @@ def test_a_vault_item_names_its_site_and_its_password(patterns: Patterns, docume
 )
 def test_a_record_needs_both_a_site_and_a_credential(patterns: Patterns, document: JSON) -> None:
     assert records(patterns, document) == []
-
-
-@pytest.mark.parametrize(
-    ("text", "host"),
-    [
-        ("### Page state\n- Page URL: https://secure.chase.com/web/auth\n", "secure.chase.com"),
-        ("Navigated to https://evil.example/login", "evil.example"),
-        ("Clicked the button", None),
-    ],
-)
-def test_a_browser_result_says_which_page_is_open(text: str, host: str | None) -> None:
-    assert page_url([text]) == host
 
 
 def vault(item: JSON = BITWARDEN_ITEM) -> Step:
