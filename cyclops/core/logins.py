@@ -49,6 +49,7 @@ _MAX_RECORDS = 64  # per result: a vault listing's first items
 _MAX_CALLS = 64  # results whose records are kept, the latest
 _MAX_VALUE = 256  # a fetched value (a password alone) is short
 _LABEL_KEYS = ("label", "id", "name", "purpose", "type")
+_WEB = ("http://", "https://")
 
 
 @dataclass(frozen=True)
@@ -97,16 +98,19 @@ class Logins:
         self._shared_hosts = settings.shared_hosts
         self._pages: dict[str, str] = {}
         self._addresses: dict[str, str] = {}
-        self._going: dict[int, str] = {}
+        self._going: dict[int, tuple[str, str | None]] = {}  # host, and the URL if given
         self._fetching: dict[int, frozenset[str]] = {}
         self._records: dict[int, list[CredentialRecord]] = {}
 
     def sent(self, index: int, hosts: Sequence[str], values: Iterable[str]) -> None:
         """Call ``index`` is sent to ``hosts`` (once it has run, its server's page is open
-        there) with argument ``values`` (an item's id: it fetches one of the item's values)."""
+        there, at the URL an argument gives) with argument ``values`` (an item's id: it
+        fetches one of the item's values)."""
+        values = tuple(values)
         host = host_of(hosts[0]) if hosts else None
         if host:
-            _put(self._going, index, host)
+            urls = (v for v in values if v.startswith(_WEB) and host_of(v) == host)
+            _put(self._going, index, (host, next(urls, None)))
         if self._records:
             named = set(values)
             for records in self._records.values():
@@ -117,9 +121,9 @@ class Logins:
     def ran(self, index: int, server: str, result: ToolResult, labels: frozenset[Label]) -> None:
         """Call ``index`` to ``server`` returned ``result``, labelled ``labels`` (a private one
         may hold credential records)."""
-        going = self._going.pop(index, None)
+        going, url = self._going.pop(index, (None, None))
         if going or server in self._pages:  # a browser's result: it may say where it is now
-            address = page_address(result.texts)
+            address = page_address(result.texts) or url
             if address is not None:
                 self._addresses[server] = address
             self._pages[server] = (address and host_of(address)) or going or self._pages[server]
@@ -133,7 +137,7 @@ class Logins:
             _put(self._records, index, records)
 
     def address(self, server: str) -> str | None:
-        """The URL of the page browser ``server`` last said it is on."""
+        """The URL of the page browser ``server`` last said it is on (or was sent to)."""
         return self._addresses.get(server)
 
     def typed_elsewhere(

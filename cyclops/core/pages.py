@@ -22,7 +22,7 @@ __all__ = ["acts_on_admin_page", "on_private_page", "page_address"]
 # Playwright's `- Page URL: ...`, Puppeteer's `Navigated to ...`, Chrome DevTools' list of
 # pages (`## Pages` / `0: https://... [selected]`).
 _PAGE_URL = re.compile(
-    r"(?im)^\W{0,4}(?:page url:|navigated to|successfully navigated to)\s*(\S+)"
+    r"(?im)^\W{0,4}(?:page url|navigated to|successfully navigated to)\s*:?\s*(\S+)"
     r"|^\d+: (\S+) \[selected\]"
 )
 
