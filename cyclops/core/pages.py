@@ -1,12 +1,11 @@
 """The page a browser has open, and what it says about a call.
 
 A browser's result says where it is (``Page URL: ...``, ``Navigated to ...``, a list of pages
-with one ``[selected]``). A page of the
-signed-in user's own account (``[results] private_pages``) shows private data, as a mail
-server's read does. A page where acting changes who can get in or where data goes (a role's
-``admin_pages``: webhooks, members, API keys, mail forwarding, payees) makes the role's
-``page_actions`` (typing, clicking) on it privileged calls, as the service's own API tools
-for the same change are.
+with one ``[selected]``). A page of the signed-in user's own account (``[results]
+private_pages``) shows private data, as a mail server's read does. A page where acting
+changes who can get in or where data goes (a role's ``admin_pages``: webhooks, members, API
+keys, mail forwarding, payees) makes the role's ``page_actions`` (typing, clicking) on it
+privileged calls, as the service's own API tools for the same change are.
 """
 
 from __future__ import annotations
