@@ -1,11 +1,12 @@
 """The page a browser has open, and what it says about a call.
 
 A browser's result says where it is (``Page URL: ...``, ``Navigated to ...``, a list of pages
-with one ``[selected]``). A page of the signed-in user's own account (``[results]
-private_pages``) shows private data, as a mail server's read does. A page where acting
-changes who can get in or where data goes (a role's ``admin_pages``: webhooks, members, API
-keys, mail forwarding, payees) makes the role's ``page_actions`` (typing, clicking) on it
-privileged calls, as the service's own API tools for the same change are.
+with one ``[selected]``, a snapshot's root with its ``url``). A page of the signed-in user's
+own account (``[results] private_pages``) shows private data, as a mail server's read does. A
+page where acting changes who can get in or where data goes (a role's ``admin_pages``:
+webhooks, members, API keys, mail forwarding, payees) makes the role's ``page_actions``
+(typing, clicking) on it privileged calls, as the service's own API tools for the same
+change are.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from .rules import Role
 __all__ = ["acts_on_admin_page", "on_private_page", "page_address"]
 
 # Playwright's `- Page URL: ...`, Puppeteer's `Navigated to ...`, Chrome DevTools' list of
-# pages (`## Pages` / `0: https://... [selected]`).
+# pages (`## Pages` / `0: https://... [selected]`) and its snapshot's root (`uid=1_0
+# RootWebArea "Title" url="https://..."`).
 _PAGE_URL = re.compile(
     r"(?im)^\W{0,4}(?:page url|navigated to|successfully navigated to)\s*:?\s*(\S+)"
     r"|^\d+: (\S+) \[selected\]"
+    r"|^\s*uid=\d+_\d+ RootWebArea\b[^\n]{0,300}? url=\"([^\"\s]+)\""
 )
 
 
@@ -31,7 +34,7 @@ def page_address(texts: Sequence[str]) -> str | None:
     for text in texts:
         match = _PAGE_URL.search(text[:4096])
         if match:
-            return match.group(1) or match.group(2)
+            return match.group(1) or match.group(2) or match.group(3)
     return None
 
 

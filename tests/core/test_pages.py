@@ -27,6 +27,10 @@ from cyclops.testing import play, step
             "## Pages\n0: https://c.example/\n1: https://d.example/b [selected]",
             "https://d.example/b",
         ),
+        (
+            'uid=1_0 RootWebArea "Orders" url="https://e.example/orders"\n',
+            "https://e.example/orders",
+        ),
         ("Clicked: button.reply", None),
     ],
 )

