@@ -96,8 +96,7 @@ class Logins:
         self._site_keys = settings.site_keys
         self._credential_keys = settings.credential_keys
         self._shared_hosts = settings.shared_hosts
-        self._pages: dict[str, str] = {}
-        self._addresses: dict[str, str] = {}
+        self._pages: dict[str, tuple[str, str | None]] = {}  # host, and the URL if known
         self._going: dict[int, tuple[str, str | None]] = {}  # host, and the URL if given
         self._fetching: dict[int, frozenset[str]] = {}
         self._records: dict[int, list[CredentialRecord]] = {}
@@ -106,8 +105,10 @@ class Logins:
         """Call ``index`` is sent to ``hosts`` (once it has run, its server's page is open
         there, at the URL an argument gives) with argument ``values`` (an item's id: it
         fetches one of the item's values)."""
-        values = tuple(values)
         host = host_of(hosts[0]) if hosts else None
+        if not (host or self._records):
+            return
+        values = tuple(values)
         if host:
             urls = (v for v in values if v.startswith(_WEB) and host_of(v) == host)
             _put(self._going, index, (host, next(urls, None)))
@@ -124,9 +125,11 @@ class Logins:
         going, url = self._going.pop(index, (None, None))
         if going or server in self._pages:  # a browser's result: it may say where it is now
             address = page_address(result.texts) or url
-            if address is not None:
-                self._addresses[server] = address
-            self._pages[server] = (address and host_of(address)) or going or self._pages[server]
+            host = address and host_of(address)
+            if host:
+                self._pages[server] = (host, address)
+            elif going:
+                self._pages[server] = (going, None)
         fetched = self._fetching.pop(index, None)
         if Label.SENSITIVE not in labels or not (self._site_keys and self._credential_keys):
             return
@@ -138,7 +141,7 @@ class Logins:
 
     def address(self, server: str) -> str | None:
         """The URL of the page browser ``server`` last said it is on (or was sent to)."""
-        return self._addresses.get(server)
+        return self._pages.get(server, (None, None))[1]
 
     def typed_elsewhere(
         self, capability: Capability, destination: str, hits: list[Hit], index: FingerprintIndex
@@ -148,7 +151,7 @@ class Logins:
         their own site (rule 4)."""
         if not hits or not self._records or not names_no_destination(destination, capability):
             return hits
-        page = self._pages.get(capability.server)
+        page = self._pages.get(capability.server, (None, None))[0]
         if page is None:
             return hits
         return [h for h in hits if not self._own_site(page, h, index)]

@@ -191,6 +191,8 @@ class Labeller:
     def page_labels(self, capability: Capability, address: str | None) -> frozenset[Label]:
         """Privileged, for a browser acting on the page at ``address`` (the one it has open)
         when that page is an admin page (see :mod:`.pages`)."""
+        if address is None:
+            return frozenset()
         roles, names = self.roles_of(capability.server), self.tool_names(capability)
         return _PRIVILEGED if acts_on_admin_page(roles, names, address) else frozenset()
 

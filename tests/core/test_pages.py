@@ -111,3 +111,13 @@ def test_a_browser_whose_results_name_no_page_is_on_the_page_it_was_sent_to(
     assert Label.PRIVILEGED in decision.labels
     assert decision.action is Action.DENY
     assert FlowClass.EXCESSIVE_AGENCY in {f.flow_class for f in decision.flows}
+
+
+def test_a_browser_sent_to_another_site_is_no_longer_on_the_admin_page(prevent: Session) -> None:
+    webhooks = "https://dashboard.stripe.com/webhooks/create"
+    steps = [
+        step("playwright", "browser_navigate", {"url": webhooks}, f"- Page URL: {webhooks}"),
+        step("playwright", "browser_navigate", {"url": "shop.example/contact"}, "Loaded."),
+        step("playwright", "browser_type", {"element": "Message", "ref": "e6", "text": "Hi"}),
+    ]
+    assert Label.PRIVILEGED not in play(prevent, steps)[-1].labels
