@@ -13,8 +13,7 @@ Rules:
    neither allowed nor served by the server's own service, its roles' ``hosts``) — and nothing
    else. An argument rule's locator regexes mark the part of a value that says which records
    the call changes (``ArgumentLabels.located``).
-3. A result's labels add to its call's: untrusted when an untrusted marker matches, sensitive
-   when a secret rule matches.
+3. A result's labels add to its call's: what its content shows (see :mod:`.reading`).
 """
 
 from __future__ import annotations
@@ -34,15 +33,11 @@ from .arguments import (
     starts_with_url,
 )
 from .audience import message_audience
-from .canon import as_read
 from .matches import CallShape
-from .pages import acts_on_admin_page, on_private_page
-from .poisoning import instructs, paragraph_names
-from .regex import GlobSet, SafeRegex, alternation, tool_names
-from .requested import NOTHING_ASKED, Asked, Requests
-from .results import holds_value_under, insiders_only
+from .pages import acts_on_admin_page
+from .reading import ResultFacts, ResultReader
+from .regex import GlobSet, tool_names
 from .rules import Patterns, Role
-from .secretscan import SecretScanner
 from .types import (
     HOSTILE_ROLE,
     LISTING,
@@ -56,7 +51,7 @@ from .types import (
     ToolResult,
 )
 
-__all__ = ["ArgumentLabels", "Labeller", "ResultFacts"]
+__all__ = ["ArgumentLabels", "Labeller"]
 
 _PRIVILEGED = frozenset({Label.PRIVILEGED})
 
@@ -78,19 +73,6 @@ class ArgumentLabels:
     the agent (a SQL read)."""
 
 
-@dataclass(frozen=True)
-class ResultFacts:
-    labels: frozenset[Label]
-    instructed: bool
-    """It addresses the agent (an untrusted marker): an injected instruction (see flows)."""
-    requests: Asked
-    """What it asks its reader for, if it is untrusted (see :mod:`.requested`)."""
-    secrets: list[list[str]] = field(repr=False)
-    """Per text, the values secret rules match in it (private results only; never in a repr)."""
-    secrets_only: bool = False
-    """Its secrets are all it holds that is private (a page anyone wrote that prints a key)."""
-
-
 class Labeller:
     def __init__(
         self,
@@ -101,15 +83,11 @@ class Labeller:
         self._declared = {server: tuple(roles) for server, roles in (declared_roles or {}).items()}
         self._tools: dict[str, set[str]] = {}
         self._learned: dict[str, frozenset[str]] = {}
-        self._secrets = SecretScanner(patterns.secrets)
-        self._markers = _any_of(patterns.untrusted_markers + patterns.address_markers)
-        self._boundaries = _any_of(patterns.untrusted_boundaries)
-        self._requests = Requests(patterns)
+        self._reader = ResultReader(patterns)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
         self._is_checkout_key = lru_cache(maxsize=4096)(self._checkout_key)
         self.instruction_only = lru_cache(maxsize=4096)(self._instruction_only)
-        self._is_sensitive_key = lru_cache(maxsize=4096)(patterns.sensitive_keys.matches_name)
         settings = patterns.provenance
         self.writes = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.write_tools))
         self.pushes = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.push_tools))
@@ -324,7 +302,7 @@ class Labeller:
             opaque=frozenset(a.path for a in args if self.is_opaque_key(a.key)),
             egress=egress,
             privileged=Label.PRIVILEGED in labels,
-            scan=self._secrets if egress else None,
+            scan=self._reader.secrets if egress else None,
             hosts=found.hosts,
             recipients=frozenset(e for a in destinations for e in emails_in(a.value)),
             home_hosts=self._home_hosts(capability.server) if egress else None,
@@ -352,45 +330,10 @@ class Labeller:
     def read_result(
         self, call_labels: frozenset[Label], result: ToolResult, *, listing_of: str | None = None
     ) -> ResultFacts:
-        """What a result's content shows: its labels (its call's untrusted and private ones, but
-        untrusted not when every author it names is an insider, ``[results.insiders]``; a
-        secret, or a value under one of ``[results] sensitive_keys`` in its JSON documents,
-        makes it private, and texts that are all ``[results] public_texts`` (a public key)
-        not, and a page that says it is at one of ``[results] private_pages`` (a browser on
-        the user's account) private; an untrusted marker, or a boundary by which its server
-        declares it untrusted, untrusted); whether it addresses the agent (a marker; for the
-        listing of server ``listing_of``, poisoning too: see :func:`.poisoning.instructs`); the
-        values secret rules match in each of its texts if it is private (see
-        ``TokenFacts.of``)."""
-        texts, documents = result.texts, result.documents
-        found = [[f.secret for f in self._secrets.scan(text)] for text in texts]
-        labels = set(call_labels & {Label.UNTRUSTED, Label.SENSITIVE})
-        if insiders_only(result, self._p.insiders):
-            labels.discard(Label.UNTRUSTED)  # a maintainer's issue on their own repository
-        keys = self._is_sensitive_key  # looked for only when nothing else made it private
-        if any(found) or (Label.SENSITIVE not in labels and holds_value_under(documents, keys)):
-            labels.add(Label.SENSITIVE)
-        elif Label.SENSITIVE in labels and texts and all(map(self._is_public_text, texts)):
-            labels.discard(Label.SENSITIVE)  # a public key read from ~/.ssh/id_ed25519.pub
-        elif Label.SENSITIVE not in labels and on_private_page(texts, self._p.private_pages):
-            labels.add(Label.SENSITIVE)  # a browser on the user's account page
-        shown = [form for text in texts for form in as_read(text)]
-        marked = any(m.search(text) for text in shown for m in self._markers)
-        # A listing also instructs by what only a listing may not say (see poisoning.instructs:
-        # a page may well tell its reader to copy the contents of ~/.aws/credentials somewhere).
-        if not marked and listing_of is not None:
-            own = self._tools.get(listing_of, set()).union(*map(paragraph_names, texts))
-            marked = instructs(self._p, shown, own)
-        if marked or any(b.search(text) for text in texts for b in self._boundaries):
-            labels.add(Label.UNTRUSTED)
-        private = Label.SENSITIVE in labels
-        asked = self._requests.asked(shown) if Label.UNTRUSTED in labels else NOTHING_ASKED
-        public = Label.UNTRUSTED in call_labels and Label.SENSITIVE not in call_labels
-        only_secrets = public and any(found) and not holds_value_under(documents, keys)
-        return ResultFacts(frozenset(labels), marked, asked, found if private else [], only_secrets)
-
-    def _is_public_text(self, text: str) -> bool:
-        return any(p.fullmatch(text) for p in self._p.public_texts)
+        """What a result's content shows (see :mod:`.reading`); ``listing_of``: it is the tool
+        listing of this server."""
+        tools = self._tools.get(listing_of, set()) if listing_of is not None else None
+        return self._reader.read(call_labels, result, listing_tools=tools)
 
     def requests_counted(
         self, capability: Capability, labels: frozenset[Label], by_reference: bool = False
@@ -403,15 +346,4 @@ class Labeller:
         consequential = Label.PRIVILEGED in labels or (by_reference and Label.EGRESS in labels)
         if not consequential or self.instruction_only(capability):
             return frozenset()
-        return self._requests.answered_by(capability.tool)
-
-    @property
-    def secrets(self) -> SecretScanner:
-        return self._secrets
-
-
-def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
-    """The regexes as one (see ``regex.alternation``), or as they are if they cannot be
-    joined."""
-    joined = alternation([r.pattern for r in regexes]) if len(regexes) > 1 else None
-    return (joined,) if joined is not None else regexes
+        return self._reader.requests.answered_by(capability.tool)

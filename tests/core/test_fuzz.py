@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cyclops import guard
-from cyclops.core import Action, FlowClass, Mode, Patterns, Session, ToolCall, taint
+from cyclops.core import Action, FlowClass, Mode, Patterns, Session, ToolCall, reading
 from cyclops.core.canon import canonical
 from cyclops.core.results import to_tool_result
 from cyclops.core.secretscan import SecretScanner
@@ -57,7 +57,7 @@ def _shared_scanner(rules: Any) -> SecretScanner:
 @pytest.fixture(autouse=True, scope="module")
 def _fast_sessions() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(taint, "SecretScanner", _shared_scanner)
+        patch.setattr(reading, "SecretScanner", _shared_scanner)
         yield
 
 
