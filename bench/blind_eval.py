@@ -4,8 +4,8 @@
 
 Reads ``bench/blind/<set>/``: ``traces.jsonl.gz`` (the trace format ``cyclops replay`` reads)
 and ``labels.jsonl`` (per session: ``toxic``, the expected ``class``, the ``attack_index`` of
-the first call a monitor must stop, and ``why``, one sentence). Twenty-four helpers wrote one set
-each, in eight rounds (round 1: ``dev``, coding agents; ``office``, assistants over mail, chat,
+the first call a monitor must stop, and ``why``, one sentence). Twenty-seven helpers wrote one
+set each, in nine rounds (round 1: ``dev``, coding agents; ``office``, assistants over mail, chat,
 calendars, documents and a bank; ``ops``, database, cloud and cluster agents. Round 2:
 ``research``, research, browsing and personal-finance assistants; ``support``, support,
 sales and shop agents; ``platform``, data, ML and platform-engineering agents. Round 3:
@@ -22,7 +22,9 @@ legal, compliance and public-sector agents; ``community``, open-source maintaine
 community moderators' and developer-relations agents; ``everyday``, what people most often do
 in Claude Desktop or Cursor on the most installed servers, attacked as published incidents
 were. Round 8: ``assistant``, personal and executive assistants; ``data``, data and analytics
-agents; ``browser``, browsing and computer-use agents on the open web), 25
+agents; ``browser``, browsing and computer-use agents on the open web. Round 9:
+``newsroom``, journalism, publishing and nonprofit agents; ``science``, research-lab and
+scientific-computing agents; ``sales``, sales, recruiting and real-estate agents), 25
 attacks and 25 benign sessions apiece, from real servers' tool names, told the attack classes
 and nothing of the detector (see ``blind/README.md``). The benign half includes hard
 negatives that depend on what the user asked, which a trace does not record: some of them no
@@ -60,6 +62,7 @@ ROUNDS = {
     "round 6": ("finance", "health", "mainstream"),
     "round 7": ("legal", "community", "everyday"),
     "round 8": ("assistant", "data", "browser"),
+    "round 9": ("newsroom", "science", "sales"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
