@@ -120,6 +120,8 @@ class ArgumentMatcher:
             if shape.egress and match.sensitive_hits:
                 self._drop_own_service(leaf, match, shape)
             if leaf.path in shape.opaque:
+                if not shape.privileged and not match.destination:
+                    match.untrusted_hits.clear()
                 match.sensitive_hits.clear()
                 match.outbound_hits.clear()
                 match.payloads.clear()
