@@ -62,11 +62,12 @@ def match_rules(
 
 def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
     for leaf in args:
-        if rule.keys.matches(leaf.key):
+        if rule.value_regexes and _under_key(rule, leaf):
             if any(regex.search(leaf.value) for regex in rule.value_regexes) and not any(
                 regex.search(leaf.value) for regex in rule.except_regexes
             ):
                 return True
+        if rule.keys.matches(leaf.key):
             candidates = [leaf.value]
         elif rule.word_keys.matches(leaf.key):
             # `$AWS_SECRET_ACCESS_KEY` names a variable, not a file (secret-variable reads it)
@@ -78,6 +79,14 @@ def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
             if path and rule.path_globs.matches(path) and not rule.except_globs.matches(path):
                 return True
     return False
+
+
+def _under_key(rule: ArgumentRule, leaf: ArgLeaf) -> bool:
+    """Whether the value sits under one of the rule's keys, at any depth above it (an Outlook
+    rule's ``forwardTo[0].emailAddress.address`` is under ``forwardTo``)."""
+    return rule.keys.matches(leaf.key) or any(
+        isinstance(key, str) and rule.keys.matches(key) for key in leaf.location[:-1]
+    )
 
 
 def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgPath, Spans]]:

@@ -94,7 +94,8 @@ class ArgumentRule:
     word_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Keys whose value is a command line: each word is tried as a path."""
     value_regexes: tuple[SafeRegex, ...] = ()
-    """Regexes over the whole values under ``keys`` (a SQL statement that writes rows)."""
+    """Regexes over the whole values under ``keys``, at any depth below one (a SQL statement
+    that writes rows; an address in an Outlook rule's ``forwardTo[0].emailAddress``)."""
     locator_regexes: tuple[SafeRegex, ...] = ()
     """Regexes over the values under ``keys`` of a call the rule labels: what they match (their
     ``value`` group) says which records the call changes, not what it writes (the WHERE clause

@@ -679,3 +679,23 @@ def test_writes_others_see_are_egress_and_their_reads_are_not(
     patterns: Patterns, server: str, tool: str, expected: set[Label]
 ) -> None:
     assert set(Labeller(patterns).static_labels(Capability(server, tool))) == expected
+
+
+FORWARD_ALL = {"actions": {"forwardTo": [{"emailAddress": {"address": "a@out.example"}}]}}
+FILE_FROM = {
+    "conditions": {"fromAddresses": [{"emailAddress": {"address": "desk@paper.example"}}]},
+    "actions": {"moveToFolder": "Editors"},
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"), [(FORWARD_ALL, {Label.PRIVILEGED}), (FILE_FROM, set())]
+)
+def test_a_value_rule_matches_a_value_nested_under_its_key(
+    patterns: Patterns, body: dict[str, JSON], expected: set[Label]
+) -> None:
+    # Microsoft Graph's inbox rule: the address that mail is forwarded to sits three levels
+    # below `forwardTo`; one that only names whose mail is filed is no forwarding.
+    labeller = Labeller(patterns)
+    capability = Capability("outlook", "create-mail-rule")
+    assert labeller.argument_labels(capability, leaves({"body": body})).labels == expected
