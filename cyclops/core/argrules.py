@@ -62,11 +62,8 @@ def match_rules(
 
 def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
     for leaf in args:
-        if rule.value_regexes and _under_key(rule, leaf):
-            if any(regex.search(leaf.value) for regex in rule.value_regexes) and not any(
-                regex.search(leaf.value) for regex in rule.except_regexes
-            ):
-                return True
+        if rule.value_regexes and _under_key(rule, leaf) and _value_matches(rule, leaf.value):
+            return True
         if rule.keys.matches(leaf.key):
             candidates = [leaf.value]
         elif rule.word_keys.matches(leaf.key):
@@ -79,6 +76,12 @@ def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
             if path and rule.path_globs.matches(path) and not rule.except_globs.matches(path):
                 return True
     return False
+
+
+def _value_matches(rule: ArgumentRule, value: str) -> bool:
+    return any(regex.search(value) for regex in rule.value_regexes) and not any(
+        regex.search(value) for regex in rule.except_regexes
+    )
 
 
 def _under_key(rule: ArgumentRule, leaf: ArgLeaf) -> bool:
