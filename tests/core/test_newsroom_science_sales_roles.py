@@ -1,5 +1,6 @@
-"""Found by newsroom, lab and sales agents' traces: call transcripts are private conversations in
-which the other side spoke; enrichment profiles, preprints and protocols are written by others;
+"""Found by newsroom, lab and sales agents' traces: a newsletter's members are private, and
+listing them browses no web; call transcripts are private conversations in which the other side
+spoke; enrichment profiles, preprints and protocols are written by others;
 lab systems and model registries hold unpublished work; a document made public, an Outlook rule
 that forwards (its address nested in the rule), a candidate archived are privileged; "issue the
 refund" asks for a refund created."""
@@ -34,6 +35,10 @@ SORTING_RULE = {
 @pytest.mark.parametrize(
     ("server", "tool", "args", "expected"),
     [
+        ("ghost", "members_browse", {"filter": "status:-free", "limit": 100}, {U, S}),
+        ("ghost", "posts_browse", {"limit": 5}, {U}),
+        ("browserbase", "browserbase_session_create", {}, {U, E}),
+        ("web", "browse_url", {"url": "https://example.com/"}, {U, E}),
         ("gong", "retrieve_transcripts", {"callIds": ["7782343019451234567"]}, {U, S}),
         ("zoom", "get_recording_transcript", {"meeting_id": "88213"}, {U, S}),
         ("apollo", "people_enrichment", {"email": "lead@co.example"}, {U}),
@@ -90,3 +95,4 @@ def test_an_outlook_rule_forwarding_to_the_address_a_phishing_mail_gave_is_stopp
     decision = play(prevent, steps)[-1]
     assert decision.action is Action.DENY
     assert FlowClass.EXCESSIVE_AGENCY in {f.flow_class for f in decision.flows}
+
