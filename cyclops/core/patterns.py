@@ -83,6 +83,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         request_markers=results.requests,
         verb_groups=verb_groups,
         sensitive_keys=results.sensitive_keys,
+        untrusted_keys=results.untrusted_keys,
         untrusted_boundaries=results.boundaries,
         public_texts=results.public_texts,
         private_pages=results.private_pages,
@@ -166,6 +167,7 @@ class _ResultRules(NamedTuple):
     addressing: _Regexes
     requests: _Regexes
     sensitive_keys: GlobSet
+    untrusted_keys: GlobSet
     boundaries: _Regexes
     public_texts: _Regexes
     private_pages: _Regexes
@@ -173,13 +175,14 @@ class _ResultRules(NamedTuple):
 
 
 def _results(table: TableReader) -> _ResultRules:
-    """``[results]``: its untrusted, address and request markers, its sensitive keys, the
-    boundaries by which servers declare content untrusted, the texts made to be given away,
-    and who its insiders are."""
+    """``[results]``: its untrusted, address and request markers, its sensitive and untrusted
+    keys, the boundaries by which servers declare content untrusted, the texts made to be
+    given away, and who its insiders are."""
     markers = regexes(table, "untrusted_markers")
     addressing = regexes(table, "address_markers")
     requests = marked_regexes(table, "request_markers", "verb", "(?i)please (?P<verb>[a-z]+)")
     sensitive_keys = globs(table, "sensitive_keys")
+    untrusted_keys = globs(table, "untrusted_keys")
     boundaries = regexes(table, "untrusted_boundaries")
     public_texts = regexes(table, "public_texts")
     private_pages = regexes(table, "private_pages")
@@ -192,6 +195,7 @@ def _results(table: TableReader) -> _ResultRules:
         addressing,
         requests,
         sensitive_keys,
+        untrusted_keys,
         boundaries,
         public_texts,
         private_pages,

@@ -11,8 +11,9 @@ Rules:
    It is not sensitive when its texts are all ``[results] public_texts`` (a public key).
 3. It is untrusted when an untrusted or address marker matches what a model reads in it (see
    ``canon.as_read``), or one of the boundaries by which its server declares content
-   untrusted. A server's tool listing is also untrusted when it instructs in a way only a
-   listing may not (see :func:`.poisoning.instructs`).
+   untrusted, or a value sits under one of ``[results] untrusted_keys`` in its JSON documents
+   (a donor's note on a payment). A server's tool listing is also untrusted when it instructs
+   in a way only a listing may not (see :func:`.poisoning.instructs`).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class ResultReader:
         self._boundaries = _any_of(patterns.untrusted_boundaries)
         self.requests = Requests(patterns)
         self._is_sensitive_key = lru_cache(maxsize=4096)(patterns.sensitive_keys.matches_name)
+        self._is_untrusted_key = lru_cache(maxsize=4096)(patterns.untrusted_keys.matches_name)
 
     def read(
         self,
@@ -84,7 +86,11 @@ class ResultReader:
         if not marked and listing_tools is not None:
             own = set(listing_tools).union(*map(paragraph_names, texts))
             marked = instructs(self._p, shown, own)
-        if marked or any(b.search(text) for text in texts for b in self._boundaries):
+        if (
+            marked
+            or any(b.search(text) for text in texts for b in self._boundaries)
+            or holds_value_under(documents, self._is_untrusted_key)
+        ):
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels
         asked = self.requests.asked(shown) if Label.UNTRUSTED in labels else NOTHING_ASKED
