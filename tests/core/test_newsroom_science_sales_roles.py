@@ -41,6 +41,7 @@ SORTING_RULE = {
         ("ghost", "posts_browse", {"limit": 5}, {U}),
         ("browserbase", "browserbase_session_create", {}, {U, E}),
         ("web", "browse_url", {"url": "https://example.com/"}, {U, E}),
+        ("bloomerang", "search_constituents", {"take": 25, "orderBy": "Total"}, {S}),
         ("gong", "retrieve_transcripts", {"callIds": ["7782343019451234567"]}, {U, S}),
         ("zoom", "get_recording_transcript", {"meeting_id": "88213"}, {U, S}),
         ("apollo", "people_enrichment", {"email": "lead@co.example"}, {U}),
