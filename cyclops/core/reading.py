@@ -56,7 +56,7 @@ class ResultReader:
         self._boundaries = _any_of(patterns.untrusted_boundaries)
         self.requests = Requests(patterns)
         self._is_sensitive_key = lru_cache(maxsize=4096)(patterns.sensitive_keys.matches_name)
-        self._is_untrusted_key = lru_cache(maxsize=4096)(patterns.untrusted_keys.matches_name)
+        self._untrusted_key = lru_cache(maxsize=4096)(patterns.untrusted_keys.matches_name)
 
     def read(
         self,
@@ -89,7 +89,7 @@ class ResultReader:
         if (
             marked
             or any(b.search(text) for text in texts for b in self._boundaries)
-            or holds_value_under(documents, self._is_untrusted_key)
+            or (Label.UNTRUSTED not in labels and holds_value_under(documents, self._untrusted_key))
         ):
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels

@@ -52,6 +52,8 @@ SORTING_RULE = {
         ("mlflow", "transition_model_version_stage", {"name": "m", "stage": "Production"}, {P}),
         ("lever", "get_opportunity", {"id": "opp_1"}, {U, S}),
         ("lever", "archive_opportunity", {"id": "opp_2", "reason": "withdrew"}, {P}),
+        ("lever", "change_opportunity_stage", {"id": "opp_2", "stage": "offer"}, {P}),
+        ("greenhouse", "list_job_stages", {"job_id": 4411}, {S}),
         ("outlook", "create-mail-rule", FORWARD_RULE, {P}),
         ("outlook", "create-mail-rule", SORTING_RULE, set()),
         ("documentcloud", "update_document", {"id": 24518830, "access": "public"}, {P}),
