@@ -85,6 +85,8 @@ class Labeller:
         self._learned: dict[str, frozenset[str]] = {}
         self._reader = ResultReader(patterns)
         self.static_labels = lru_cache(maxsize=4096)(self._static_labels)
+        self.roles_of = lru_cache(maxsize=1024)(self._roles_of)
+        self.tool_names = lru_cache(maxsize=4096)(self._tool_names)
         self._is_container_key = lru_cache(maxsize=4096)(self._container_key)
         self._is_checkout_key = lru_cache(maxsize=4096)(self._checkout_key)
         self.instruction_only = lru_cache(maxsize=4096)(self._instruction_only)
@@ -124,6 +126,7 @@ class Labeller:
         )
 
     def _roles_changed(self) -> None:
+        self.roles_of.cache_clear()
         self.static_labels.cache_clear()
         self._is_container_key.cache_clear()
         self._is_checkout_key.cache_clear()
@@ -143,13 +146,13 @@ class Labeller:
         if capability.tool == LISTING and Label.UNTRUSTED in labels:
             self.declare_roles(capability.server, (HOSTILE_ROLE,))
 
-    def roles_of(self, server: str) -> tuple[Role, ...]:
+    def _roles_of(self, server: str) -> tuple[Role, ...]:
         named = set(self._declared.get(server, ())) | self._learned.get(server, frozenset())
         return tuple(
             role for role in self._p.roles if role.name in named or role.servers.matches(server)
         )
 
-    def tool_names(self, capability: Capability) -> tuple[str, ...]:
+    def _tool_names(self, capability: Capability) -> tuple[str, ...]:
         """The names tool globs are matched against (see ``regex.tool_names``)."""
         return tool_names(capability.server, capability.tool, self._p.tool_verbs)
 
