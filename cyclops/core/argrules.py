@@ -62,9 +62,11 @@ def match_rules(
 
 def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
     for leaf in args:
-        if rule.value_regexes and _under_key(rule, leaf) and _value_matches(rule, leaf.value):
+        own = rule.keys.matches(leaf.key)
+        under = rule.value_regexes and (own or _below_key(rule, leaf))
+        if under and _value_matches(rule, leaf.value):
             return True
-        if rule.keys.matches(leaf.key):
+        if own:
             candidates = [leaf.value]
         elif rule.word_keys.matches(leaf.key):
             # `$AWS_SECRET_ACCESS_KEY` names a variable, not a file (secret-variable reads it)
@@ -84,12 +86,10 @@ def _value_matches(rule: ArgumentRule, value: str) -> bool:
     )
 
 
-def _under_key(rule: ArgumentRule, leaf: ArgLeaf) -> bool:
-    """Whether the value sits under one of the rule's keys, at any depth above it (an Outlook
-    rule's ``forwardTo[0].emailAddress.address`` is under ``forwardTo``)."""
-    return rule.keys.matches(leaf.key) or any(
-        isinstance(key, str) and rule.keys.matches(key) for key in leaf.location[:-1]
-    )
+def _below_key(rule: ArgumentRule, leaf: ArgLeaf) -> bool:
+    """Whether one of the rule's keys is above the value's own key (an Outlook rule's
+    ``forwardTo[0].emailAddress.address`` is below ``forwardTo``)."""
+    return any(isinstance(key, str) and rule.keys.matches(key) for key in leaf.location[:-1])
 
 
 def _located(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> Iterator[tuple[ArgPath, Spans]]:
