@@ -63,6 +63,7 @@ ROUNDS = {
     "round 7": ("legal", "community", "everyday"),
     "round 8": ("assistant", "data", "browser"),
     "round 9": ("newsroom", "science", "sales"),
+    "round 10": ("civic", "gaming", "property"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
