@@ -10,9 +10,10 @@ Rules:
 3. Of an egress call, whole words, values and prose are matched too, not only fragments of
    distinctive tokens; and what a URL inside a payload carries is also kept apart: it reaches
    that URL's host wherever the message is written (an image a comment embeds is fetched).
-4. An identifier the agent sent in a call's arguments before an untrusted result holding it
-   came back (a pull request's number, in the pull request read with it) was not given by that
-   result (see :class:`SentBefore`).
+4. An identifier or address the agent sent in a call's arguments before an untrusted result
+   holding it came back (a pull request's number, in the pull request read with it; a domain
+   in a search's ``from:``, in the mails found) was not given by that result, whether the
+   argument holds it whole or as a piece of that result (see :class:`SentBefore`).
 """
 
 from __future__ import annotations
@@ -53,12 +54,14 @@ _IDENTITY = re.compile(r"(?:^|\s)(?:-i|--identity\S*)(?:\s|\S*/)|IdentityFile", 
 """What chains commands or redirects one's input or output: more than one simple command."""
 
 
+_OPERATOR = re.compile(r"(?<![\w/])[a-z_]+:(?!//)")
 _MAX_SENT = 4096
 _MAX_SENT_VALUE = 128
 
 
 class SentBefore:
-    """The call that first sent each whole identifier in its arguments (the first 4,096)."""
+    """The call that first sent each identifier and address in its arguments, whole or inside
+    a value (the first 4,096)."""
 
     def __init__(self) -> None:
         self._first: dict[str, int] = {}
@@ -67,8 +70,12 @@ class SentBefore:
         for leaf in args:
             if len(leaf.value) > _MAX_SENT_VALUE or len(self._first) >= _MAX_SENT:
                 continue
-            token = identifier(matchable(clean(leaf.value)))
-            if token is not None:
+            text = matchable(clean(leaf.value))
+            # A search operator glues its key to the value (``from:school.example``).
+            tokens = identifiers(text) | locators(text) | locators(_OPERATOR.sub(" ", text))
+            if (whole := identifier(text)) is not None:
+                tokens.add(whole)
+            for token in tokens:
                 self._first.setdefault(token, call)
 
     def given_by_result(self, hit: Hit) -> bool:
@@ -240,7 +247,9 @@ class ArgumentMatcher:
         # A destination takes only untrusted hits from here (its payload is matched below).
         wanted = Label.UNTRUSTED if match.destination else None
         found = list(self.index.fragments(text, wanted))
-        match.untrusted_hits.extend(h for h in found if Label.UNTRUSTED in h.labels)
+        match.untrusted_hits.extend(
+            h for h in found if Label.UNTRUSTED in h.labels and self._piece_given(h)
+        )
         if not match.destination:
             match.sensitive_hits.extend(self._outermost(found))
         if match.destination:
@@ -329,6 +338,12 @@ class ArgumentMatcher:
     def _given(self, hit: Hit) -> bool:
         """Whether untrusted content gave the agent the identifier ``hit`` found."""
         return Label.UNTRUSTED in hit.labels and self.sent_before.given_by_result(hit)
+
+    def _piece_given(self, hit: Hit) -> bool:
+        """Whether untrusted content gave the agent the piece of it that fragment ``hit``
+        found: not when the piece is a token the agent sent before the result came back."""
+        piece = self.index.piece(hit)
+        return self.sent_before.given_by_result(replace(hit, value=piece)) if piece else True
 
     def _match_sensitive(self, cleaned: str, match: ArgumentMatch, fragments: bool = True) -> None:
         """Sensitive pieces of ``cleaned`` (whole words and values, not only fragments)."""
