@@ -31,6 +31,7 @@ from .fingerprints import FingerprintIndex
 from .hits import Hit
 from .leak import Source
 from .matches import ArgumentMatch, CallShape
+from .owners import Owners
 from .privatevalues import value_forms
 from .records import add_record_hits, record_keys
 from .requested import NOTHING_ASKED, Asked
@@ -72,6 +73,7 @@ class Provenance:
         self._public: deque[tuple[int, str]] = deque(maxlen=_PUBLIC_RESULTS)
         self._instructed: deque[int] = deque(maxlen=_MAX_INSTRUCTED)
         self._requesting: deque[int] = deque(maxlen=_MAX_INSTRUCTED)
+        self.owners = Owners()
 
     # -- calls ----------------------------------------------------------------------------------
 
@@ -87,6 +89,7 @@ class Provenance:
         arguments, whose identifiers no later result gives the agent (see ``SentBefore``)."""
         self.graph.add_node(index, capability=capability, labels=labels, place=place)
         self._matcher.sent_before.note(index, args)
+        self.owners.note_call(index, labels, args)
         self._order.append(index)
         while len(self._order) > self._p.limits.max_calls:
             self.graph.remove_node(self._order.popleft())
@@ -213,11 +216,17 @@ class Provenance:
     ) -> list[Hit]:
         """:meth:`private_hits` of the sensitive hits of ``matches`` of call ``index``, sent to
         ``recipients`` (the e-mail addresses its destinations name): a message's words sent back
-        to the people it was from and to only (a reply quoting the mail it answers) are none."""
+        to the people it was from and to only (a reply quoting the mail it answers), and records
+        sent to their owner only (see :mod:`.owners`), are none."""
         sensitive = [h for m in matches for h in m.sensitive_hits]
         if recipients:
-            sensitive = [h for h in sensitive if not recipients <= self._audience(h.call)]
+            sensitive = [h for h in sensitive if not self._theirs(h.call, recipients)]
         return self.private_hits(index, sensitive, [h for m in matches for h in m.outbound_hits])
+
+    def _theirs(self, index: int, recipients: frozenset[str]) -> bool:
+        """Whether call ``index``'s result is the ``recipients``' own: they are its audience,
+        or its owner."""
+        return recipients <= self._audience(index) or recipients == {self.owners.owner(index)}
 
     def _audience(self, index: int) -> frozenset[str]:
         node = self.graph.nodes.get(index)
@@ -336,6 +345,7 @@ class Provenance:
                 self._latest_untrusted[capability] = index
         if not labels & {Label.UNTRUSTED, Label.SENSITIVE}:
             return
+        self.owners.note_result(index, [*result.texts, *(i for ids in result.ids for i in ids)])
         if only_secrets_private:
             for text in {matchable(clean(s)) for found in secrets for s in found}:
                 self.index.add(index, labels, text, [], secrets=[text])
