@@ -74,14 +74,16 @@ class Requests:
         """The verbs a request asks for when it asks for what ``tool`` does (none for a tool
         whose name has no verb): its first word in ``[tools] verbs``, else its first word in
         a verb group (``control`` in ``GoogleHomeControlDevice``: not one of ``verbs``, which
-        would read ``TrafficControlManageTrafficLightState`` from the app's name)."""
+        would read ``TrafficControlManageTrafficLightState`` from the app's name); and its
+        last word, if a verb: an API named resource first (Seam's ``access_codes_create``)."""
         words = spellings(tool)[-1].lower().split("_")
         verb = next((word for word in words if word in self._verbs), None)
         if verb is None:
             verb = next((word for word in words for g in self._groups if word in g), None)
-        if verb is None:
-            return frozenset()
-        return frozenset({verb}).union(*(group for group in self._groups if verb in group))
+        verbs = {verb} if verb is not None else set()
+        if len(words) > 1 and words[-1] in self._verbs:
+            verbs.add(words[-1])
+        return frozenset(verbs).union(*(g for g in self._groups if not verbs.isdisjoint(g)))
 
 
 def _prefilter(markers: tuple[SafeRegex, ...]) -> SafeRegex | None:
