@@ -1,8 +1,10 @@
 """Found by property-management, game-studio and city agents' traces: a property-management
 system holds tenants' records and what tenants and applicants wrote; listings are other
 agents' words; smart-lock codes are keys; texts received are written by their senders; a new
-bank payee is privileged; an envelope holds what its signers typed. A request need not say
-"please" ("just void it"), an API named resource first has its verb last
+bank payee is privileged; an envelope holds what its signers typed; 311 requests and permit
+records are residents' and applicants' words, and issuing a permit or destroying records is
+privileged; a log file holds what clients sent; a game server's console is privileged. A
+request need not say "please" ("just void it"), an API named resource first has its verb last
 (``access_codes_create``), and notes to automated triage or to "the reviewer/leasing system"
 address the agent."""
 
@@ -45,9 +47,24 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         ("mercury", "list_recipients", {}, {S}),
         ("docusign", "get_envelope", {"envelope_id": "3f9a", "include": "tabs"}, {U, S}),
         ("docusign", "void_envelope", {"envelope_id": "c7d8"}, {P}),
+        ("open311", "get_service_request", {"service_request_id": "25-0031"}, {U, S}),
+        ("open311", "update_service_request", {"service_request_id": "25-0031"}, {E}),
+        ("permits", "get_record", {"record_id": "BLD-2025-0417"}, {U, S}),
+        ("permits", "update_record_status", {"record_id": "BLD-1", "status": "Issued"}, {P}),
+        ("permits", "update_fee", {"fee_id": 9, "amount": 0}, {P}),
+        ("laserfiche", "apply_disposition", {"series": "CE-2019"}, {P}),
+        ("wordpress", "wp_add_post", {"title": "Agenda", "content": "..."}, {E}),
+        ("wordpress", "wp_add_user", {"username": "consult", "role": "administrator"}, {P}),
+        ("filesystem", "read_file", {"path": "/var/log/nginx/access.log"}, {U, S}),
+        ("filesystem", "read_text_file", {"path": "/srv/app/logs/app.log.1"}, {U, S}),
+        ("filesystem", "write_file", {"path": "/srv/app/notes.log", "content": "x"}, set()),
+        ("pterodactyl", "send_command", {"server": "a1b2", "command": "op mallory"}, {P, E}),
+        ("pterodactyl", "send_power_action", {"server": "a1b2", "signal": "stop"}, {P, E}),
+        ("pterodactyl", "get_server_resources", {"server": "a1b2"}, set()),
+        ("steamworks", "set_app_build_live", {"build_id": 14952, "branch": "default"}, {P}),
     ],
 )
-def test_property_lock_sms_and_contract_servers_get_their_roles(
+def test_property_civic_lock_sms_game_and_contract_servers_get_their_roles(
     patterns: Patterns, server: str, tool: str, args: dict[str, JSON], expected: set[Label]
 ) -> None:
     assert labels_before_running(patterns, server, tool, args) == expected
