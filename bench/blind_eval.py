@@ -64,6 +64,7 @@ ROUNDS = {
     "round 8": ("assistant", "data", "browser"),
     "round 9": ("newsroom", "science", "sales"),
     "round 10": ("civic", "gaming", "property"),
+    "round 11": ("insurance", "hospitality", "industrial"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
