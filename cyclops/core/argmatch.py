@@ -71,8 +71,9 @@ class SentBefore:
             if len(leaf.value) > _MAX_SENT_VALUE or len(self._first) >= _MAX_SENT:
                 continue
             text = matchable(clean(leaf.value))
-            # A search operator glues its key to the value (``from:school.example``).
-            tokens = identifiers(text) | locators(text) | locators(_OPERATOR.sub(" ", text))
+            tokens = identifiers(text) | locators(text)
+            if ":" in text:  # a search operator glues its key to the value (``from:x.example``)
+                tokens |= locators(_OPERATOR.sub(" ", text))
             if (whole := identifier(text)) is not None:
                 tokens.add(whole)
             for token in tokens:

@@ -10,9 +10,9 @@ Rules:
    number) is found in the result of a read one address owns, looks up records of that
    address too (a customer's id from the customer lookup, then her invoices).
 3. A result that names another e-mail address than its owner's is not one owner's records (a
-   listing of several customers): it has no owner.
-4. The owners of the latest ``MAX_OWNED`` calls, and the texts of the latest ``MAX_TEXTS``
-   owned results, are kept.
+   listing of several customers): it has no owner; nor has a result of more than 1 MB.
+4. The owners of the latest ``MAX_OWNED`` calls, and the first 16 KB of the texts of the latest
+   ``MAX_TEXTS`` owned results, are kept; a read by more than 16 identifiers inherits none.
 
 What a result's owner is sent, at their address only, is no leak of it (see
 ``Provenance.private_hits_of``).
@@ -33,7 +33,9 @@ __all__ = ["Owners"]
 
 MAX_OWNED = 1024
 MAX_TEXTS = 32
-_MAX_TEXT = 65536
+_MAX_TEXT = 16384  # an owned result's text kept (a customer's record is near its start)
+_MAX_RECORDS = 1 << 20  # a bigger result is no one person's records
+_MAX_IDS = 16  # a read by more identifiers looks up more than one owner's records
 _MIN_ID = 6  # characters of an identifier that ties a read to an owned result
 _DISJUNCTION = re.compile(r"(?i)\bor\b|\|\|")
 _NOT_A_READ = frozenset({Label.EGRESS, Label.PRIVILEGED})
@@ -64,22 +66,24 @@ class Owners:
         owner = self._owner.get(call)
         if owner is None:
             return
-        text = "\n".join(texts)[:_MAX_TEXT]
-        if emails_in(text) - {owner}:
+        text = "\n".join(texts)
+        if len(text) > _MAX_RECORDS or emails_in(text) - {owner}:
             del self._owner[call]
             return
-        self._texts[call] = matchable(clean(text))
+        self._texts[call] = matchable(clean(text[:_MAX_TEXT]))
         while len(self._texts) > MAX_TEXTS:
             self._texts.popitem(last=False)
 
     def _inherited(self, args: Sequence[ArgLeaf]) -> str | None:
+        if not self._texts:
+            return None
         tokens = {
             token
             for leaf in args
             for token in identifiers(matchable(clean(leaf.value)))
             if len(token) >= _MIN_ID
         }
-        if not tokens:
+        if not tokens or len(tokens) > _MAX_IDS:
             return None
         found = set()
         for token in tokens:

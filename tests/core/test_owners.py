@@ -39,11 +39,29 @@ def test_a_read_is_owned_by_the_one_address_its_arguments_look_up(
     assert owners.owner(0) == owner
 
 
-def test_a_result_that_names_another_address_has_no_owner() -> None:
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [f"{OWNER} Meridian Clinics", "kai@other.example Kai's Bakery"],
+        [f"{OWNER} Meridian Clinics", "invoice line " * 100_000],
+    ],
+)
+def test_a_result_that_names_another_address_or_is_huge_has_no_owner(texts: list[str]) -> None:
     owners = Owners()
     owners.note_call(0, frozenset({S}), leaves({"email": OWNER}))
-    owners.note_result(0, [f"{OWNER} Meridian Clinics", "kai@other.example Kai's Bakery"])
+    owners.note_result(0, texts)
     assert owners.owner(0) is None
+
+
+def test_a_read_by_many_identifiers_inherits_no_owner() -> None:
+    ids = [f"cus_{n:08d}xyz" for n in range(17)]
+    owners = Owners()
+    owners.note_call(0, frozenset({S}), leaves({"email": OWNER}))
+    owners.note_result(0, [f"{OWNER} Meridian Clinics", " ".join(ids)])
+    owners.note_call(1, frozenset({S}), leaves({"customers": ids}))
+    assert owners.owner(1) is None
+    owners.note_call(2, frozenset({S}), leaves({"customers": ids[:16]}))
+    assert owners.owner(2) == OWNER
 
 
 @pytest.mark.parametrize(
