@@ -4,7 +4,8 @@ are hers, and sending them back to her alone is no leak.
 Rules:
 
 1. A read (a call labelled neither egress nor privileged) whose arguments name exactly one
-   e-mail address, in no disjunction (``OR``, ``||``), looks up that address's records
+   e-mail address, in a value with no disjunction, union, negation or pattern (``OR``, ``||``,
+   ``UNION``, ``NOT``, ``<>``, ``LIKE``), looks up that address's records
    (``list_customers(email=...)``, ``... WHERE c.email = '...'``): the address owns its result.
 2. A read whose arguments name no address, and whose every identifier (a customer id, an order
    number) is found in the result of a read one address owns, looks up records of that
@@ -37,7 +38,9 @@ _MAX_TEXT = 16384  # an owned result's text kept (a customer's record is near it
 _MAX_RECORDS = 1 << 20  # a bigger result is no one person's records
 _MAX_IDS = 16  # a read by more identifiers looks up more than one owner's records
 _MIN_ID = 6  # characters of an identifier that ties a read to an owned result
-_DISJUNCTION = re.compile(r"(?i)\bor\b|\|\|")
+# What makes a lookup by one address return others' records too: a disjunction, a union, a
+# negation, a pattern (``WHERE email <> 'a@x'``, ``... UNION SELECT``, ``LIKE '%@x'``).
+_NOT_ONE_ADDRESS = re.compile(r"(?i)\b(?:or|union|not|like|ilike)\b|\|\||!=|<>")
 _NOT_A_READ = frozenset({Label.EGRESS, Label.PRIVILEGED})
 
 
@@ -96,11 +99,11 @@ class Owners:
 
 
 def _looked_up(args: Sequence[ArgLeaf]) -> str | None:
-    """The one address a read's arguments name, in no disjunction (rule 1)."""
+    """The one address a read's arguments name, and nothing that reaches past it (rule 1)."""
     named: set[str] = set()
     for leaf in args:
         found = emails_in(leaf.value)
-        if found and _DISJUNCTION.search(leaf.value):
+        if found and _NOT_ONE_ADDRESS.search(leaf.value):
             return None
         named |= found
     return named.pop() if len(named) == 1 else None
