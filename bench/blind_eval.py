@@ -65,6 +65,7 @@ ROUNDS = {
     "round 9": ("newsroom", "science", "sales"),
     "round 10": ("civic", "gaming", "property"),
     "round 11": ("insurance", "hospitality", "industrial"),
+    "round 12": ("telecom", "automotive", "utilities"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
