@@ -35,3 +35,31 @@ def test_telematics_fuel_card_dealer_monitoring_and_router_servers_get_their_rol
     patterns: Patterns, server: str, tool: str, args: dict[str, JSON], expected: set[Label]
 ) -> None:
     assert labels_before_running(patterns, server, tool, args) == expected
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "expected"),
+    [
+        ("7shifts", "list_roles", {S}),
+        ("7shifts", "get_wages", {S}),
+        ("toast", "get_company", {U, S}),
+        ("guidewire", "get_reserves", {S}),
+        ("guidewire", "list_endorsements", {S}),
+        ("guidewire", "process_endorsement", {P}),
+        ("remote-access", "get_access_grants", {U, S}),
+        ("samsara", "get_starter_status", {S}),
+        ("wex-fleet", "get_shipping_address", {S}),
+        ("steamworks", "get_published_builds", set()),
+        ("laserfiche", "get_disposition_certificate", {U, S}),
+        ("genieacs", "get_tasks", {U, S}),
+        ("genieacs", "get_firmware_version", set()),
+        ("mercury", "list_beneficiaries", {S}),
+        ("buildium", "get_bank_accounts", {S}),
+        ("buildium", "list_owner_draws", {S}),
+        ("buildium", "list_disbursements", {S}),
+    ],
+)
+def test_a_read_named_after_a_privileged_act_is_no_privileged_call(
+    patterns: Patterns, server: str, tool: str, expected: set[Label]
+) -> None:
+    assert labels_before_running(patterns, server, tool, {}) == expected
