@@ -13,7 +13,7 @@ Rules:
 4. An identifier or address the agent sent in a call's arguments before an untrusted result
    holding it came back (a pull request's number, in the pull request read with it; a domain
    in a search's ``from:``, in the mails found) was not given by that result, whether the
-   argument holds it whole or as a piece of that result (see :class:`SentBefore`).
+   argument holds it whole or as a piece of that result (see :mod:`.sentbefore`).
 """
 
 from __future__ import annotations
@@ -42,48 +42,17 @@ from .matches import ArgumentMatch, CallShape
 from .privatevalues import PrivateValues
 from .rules import HighValueRule, Patterns
 from .secretscan import digit_runs, high_value_pieces, high_values
+from .sentbefore import SentBefore
 from .types import Label
 from .unmask import DEFAULT_LIMITS, SINK_LIMITS, unmask
 
-__all__ = ["ArgumentMatcher", "SentBefore"]
+__all__ = ["ArgumentMatcher"]
 
 _URL_TAIL = ").,;:!?]}*_"
 _CHAINED = re.compile(r"[|;&`<>\n]|\$\(")
 _SSH = re.compile(r"(?:^|[\s/;&|(])(?:ssh|scp|sftp|rsync)\s")
 _IDENTITY = re.compile(r"(?:^|\s)(?:-i|--identity\S*)(?:\s|\S*/)|IdentityFile", re.IGNORECASE)
 """What chains commands or redirects one's input or output: more than one simple command."""
-
-
-_OPERATOR = re.compile(r"(?<![\w/])[a-z_]+:(?!//)")
-_MAX_SENT = 4096
-_MAX_SENT_VALUE = 128
-
-
-class SentBefore:
-    """The call that first sent each identifier and address in its arguments, whole or inside
-    a value (the first 4,096)."""
-
-    def __init__(self) -> None:
-        self._first: dict[str, int] = {}
-
-    def note(self, call: int, args: Iterable[ArgLeaf]) -> None:
-        for leaf in args:
-            if len(leaf.value) > _MAX_SENT_VALUE or len(self._first) >= _MAX_SENT:
-                continue
-            text = matchable(clean(leaf.value))
-            tokens = identifiers(text) | locators(text)
-            if ":" in text:  # a search operator glues its key to the value (``from:x.example``)
-                tokens |= locators(_OPERATOR.sub(" ", text))
-            if (whole := identifier(text)) is not None:
-                tokens.add(whole)
-            for token in tokens:
-                self._first.setdefault(token, call)
-
-    def given_by_result(self, hit: Hit) -> bool:
-        """Whether ``hit``'s result can have given the agent its value: no call sent it before
-        the result came back."""
-        first = self._first.get(hit.value)
-        return first is None or first > hit.call
 
 
 class ArgumentMatcher:
@@ -338,13 +307,13 @@ class ArgumentMatcher:
 
     def _given(self, hit: Hit) -> bool:
         """Whether untrusted content gave the agent the identifier ``hit`` found."""
-        return Label.UNTRUSTED in hit.labels and self.sent_before.given_by_result(hit)
+        return Label.UNTRUSTED in hit.labels and self.sent_before.given(hit.value, hit.call)
 
     def _piece_given(self, hit: Hit) -> bool:
         """Whether untrusted content gave the agent the piece of it that fragment ``hit``
         found: not when the piece is a token the agent sent before the result came back."""
         piece = self.index.piece(hit)
-        return self.sent_before.given_by_result(replace(hit, value=piece)) if piece else True
+        return not piece or self.sent_before.given(piece, hit.call)
 
     def _match_sensitive(self, cleaned: str, match: ArgumentMatch, fragments: bool = True) -> None:
         """Sensitive pieces of ``cleaned`` (whole words and values, not only fragments)."""

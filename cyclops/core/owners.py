@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from itertools import chain
 
 from .arguments import ArgLeaf, emails_in
 from .canon import clean, matchable
 from .distinctive import identifiers
-from .types import Label
+from .types import Label, ToolResult
 
 __all__ = ["Owners"]
 
@@ -64,12 +65,12 @@ class Owners:
             while len(self._owner) > MAX_OWNED:
                 self._owner.popitem(last=False)
 
-    def note_result(self, call: int, texts: Iterable[str]) -> None:
-        """Rule 3, and keep an owned result's text for rule 2."""
+    def note_result(self, call: int, result: ToolResult) -> None:
+        """Rule 3, and keep an owned result's text (with its ids) for rule 2."""
         owner = self._owner.get(call)
         if owner is None:
             return
-        text = "\n".join(texts)
+        text = "\n".join(chain(result.texts, *result.ids))
         if len(text) > _MAX_RECORDS or emails_in(text) - {owner}:
             del self._owner[call]
             return

@@ -86,7 +86,7 @@ class Provenance:
         args: Sequence[ArgLeaf] = (),
     ) -> None:
         """``place``: where the call reads or writes (see ``Labeller.place``); ``args``: its
-        arguments, whose identifiers no later result gives the agent (see ``SentBefore``)."""
+        arguments, whose identifiers no later result gives the agent (see :mod:`.sentbefore`)."""
         self.graph.add_node(index, capability=capability, labels=labels, place=place)
         self._matcher.sent_before.note(index, args)
         self.owners.note_call(index, labels, args)
@@ -345,7 +345,7 @@ class Provenance:
                 self._latest_untrusted[capability] = index
         if not labels & {Label.UNTRUSTED, Label.SENSITIVE}:
             return
-        self.owners.note_result(index, [*result.texts, *(i for ids in result.ids for i in ids)])
+        self.owners.note_result(index, result)
         if only_secrets_private:
             for text in {matchable(clean(s)) for found in secrets for s in found}:
                 self.index.add(index, labels, text, [], secrets=[text])

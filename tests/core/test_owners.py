@@ -11,7 +11,7 @@ import pytest
 from cyclops.core import Action, FlowClass, Label, Session
 from cyclops.core.arguments import leaves
 from cyclops.core.owners import Owners
-from cyclops.core.types import JSON
+from cyclops.core.types import JSON, ToolResult
 from cyclops.testing import Step, play, step
 
 S, E = Label.SENSITIVE, Label.EGRESS
@@ -53,7 +53,7 @@ def test_a_read_is_owned_by_the_one_address_its_arguments_look_up(
 def test_a_result_that_names_another_address_or_is_huge_has_no_owner(texts: list[str]) -> None:
     owners = Owners()
     owners.note_call(0, frozenset({S}), leaves({"email": OWNER}))
-    owners.note_result(0, texts)
+    owners.note_result(0, ToolResult(tuple(texts)))
     assert owners.owner(0) is None
 
 
@@ -61,7 +61,7 @@ def test_a_read_by_many_identifiers_inherits_no_owner() -> None:
     ids = [f"cus_{n:08d}xyz" for n in range(17)]
     owners = Owners()
     owners.note_call(0, frozenset({S}), leaves({"email": OWNER}))
-    owners.note_result(0, [f"{OWNER} Meridian Clinics", " ".join(ids)])
+    owners.note_result(0, ToolResult((f"{OWNER} Meridian Clinics", " ".join(ids))))
     owners.note_call(1, frozenset({S}), leaves({"customers": ids}))
     assert owners.owner(1) is None
     owners.note_call(2, frozenset({S}), leaves({"customers": ids[:16]}))
@@ -81,7 +81,8 @@ def test_a_read_by_ids_only_an_owned_result_holds_has_the_same_owner(
 ) -> None:
     owners = Owners()
     owners.note_call(0, frozenset({S}), leaves({"email": OWNER}))
-    owners.note_result(0, [f"{OWNER} Meridian Clinics", "cus_Q1aZ8xLm3TqR7v"])
+    record = ToolResult((f"{OWNER} Meridian Clinics",), ids=(("cus_Q1aZ8xLm3TqR7v",),))
+    owners.note_result(0, record)
     owners.note_call(1, frozenset({S}), leaves(arguments))
     assert owners.owner(1) == owner
 
