@@ -23,6 +23,7 @@ from itertools import islice
 
 import networkx as nx
 
+from .agentcontext import AgentContext
 from .argmatch import ArgumentMatcher
 from .arguments import ArgLeaf
 from .canon import clean, matchable
@@ -48,7 +49,6 @@ _RESULT_UNMASK = UnmaskLimits(max_depth=2, short_runs=False, text_decoders=False
 _PUBLIC_RESULTS = 16
 _PUBLIC_CHARS = 65536
 _MAX_IDS = 1024
-_MAX_INSTRUCTED = 64
 _NOWHERE = Place()
 
 
@@ -65,14 +65,8 @@ class Provenance:
         self._matcher = ArgumentMatcher(self.index, patterns)
         self._order: deque[int] = deque()
         self.evicted_calls = 0
-        self._latest_untrusted: dict[Capability, int] = {}
-        self._earlier_untrusted: dict[Capability, int] = {}
-        """The call before the latest of each untrusted capability: when the latest is the
-        private read itself (a private README read with the tool that read the injected public
-        one), the earlier one is the untrusted content that counts."""
+        self.context = AgentContext()
         self._public: deque[tuple[int, str]] = deque(maxlen=_PUBLIC_RESULTS)
-        self._instructed: deque[int] = deque(maxlen=_MAX_INSTRUCTED)
-        self._requesting: deque[int] = deque(maxlen=_MAX_INSTRUCTED)
         self.owners = Owners()
 
     # -- calls ----------------------------------------------------------------------------------
@@ -107,10 +101,7 @@ class Provenance:
         ``requests``: what its untrusted result asks its reader for."""
         if index in self.graph:
             self.graph.nodes[index].update(labels=labels, instructed=instructed, requests=requests)
-            if instructed:
-                self._instructed.append(index)
-            if requests.verbs:
-                self._requesting.append(index)
+            self.context.note_asked(index, instructed=instructed, requesting=bool(requests.verbs))
 
     def set_audience(self, index: int, audience: frozenset[str]) -> None:
         """The addresses the result of call ``index``, one message, was from and to."""
@@ -128,7 +119,7 @@ class Provenance:
 
     def instructed_before(self, index: int) -> list[int]:
         """The calls before ``index`` whose results addressed the agent (the latest 64)."""
-        return [call for call in self._instructed if call < index and call in self.graph]
+        return [call for call in self.context.instructed_before(index) if call in self.graph]
 
     def requested_before(
         self, index: int, verbs: frozenset[str], *, naming: frozenset[str] | None = None
@@ -139,9 +130,8 @@ class Provenance:
         nodes = self.graph.nodes
         return [
             call
-            for call in self._requesting
-            if call < index
-            and call in nodes
+            for call in self.context.requesting_before(index)
+            if call in nodes
             and nodes[call]["requests"].asks(verbs, naming)
             and not (naming and self.replied_to(call, naming))
         ]
@@ -154,7 +144,7 @@ class Provenance:
     ) -> list[ArgumentMatch]:
         """Match every argument (see :class:`~cyclops.core.argmatch.ArgumentMatcher`) and add a
         data edge from each call whose result an argument carries."""
-        if self._instructed and self.instructed_before(index):
+        if self.instructed_before(index):
             shape = replace(shape, steered=True)
         matches = self._matcher.match(args, shape)
         if shape.egress and any(self._steering(m, shape.recipients) for m in matches):
@@ -184,7 +174,7 @@ class Provenance:
 
     def add_influence(self, index: int) -> list[int]:
         """Link ``index`` to the latest call of every untrusted capability seen so far."""
-        sources = sorted(c for c in self._latest_untrusted.values() if c < index)
+        sources = self.context.latest_before(index)
         for source in sources:
             self._link(source, index, EdgeKind.INFLUENCE, None)
         return sources
@@ -311,15 +301,8 @@ class Provenance:
         }
 
     def untrusted_before(self, index: int, besides: Collection[int] = ()) -> list[int]:
-        """Per untrusted capability, its latest call before ``index`` that is not in
-        ``besides`` (of its latest two)."""
-        found = []
-        for capability, latest in self._latest_untrusted.items():
-            for call in (latest, self._earlier_untrusted.get(capability)):
-                if call is not None and call < index and call not in besides:
-                    found.append(call)
-                    break
-        return sorted(found)
+        """See :meth:`AgentContext.untrusted_before`."""
+        return self.context.untrusted_before(index, besides)
 
     # -- results --------------------------------------------------------------------------------
 
@@ -339,10 +322,7 @@ class Provenance:
         if Label.UNTRUSTED in labels:
             capability = self.capability(index)
             if capability is not None:
-                latest = self._latest_untrusted.get(capability)
-                if latest is not None and latest != index:
-                    self._earlier_untrusted[capability] = latest
-                self._latest_untrusted[capability] = index
+                self.context.note_untrusted(index, capability)
         if not labels & {Label.UNTRUSTED, Label.SENSITIVE}:
             return
         self.owners.note_result(index, result)
