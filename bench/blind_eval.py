@@ -66,6 +66,7 @@ ROUNDS = {
     "round 10": ("civic", "gaming", "property"),
     "round 11": ("insurance", "hospitality", "industrial"),
     "round 12": ("telecom", "automotive", "utilities"),
+    "round 13": ("construction", "accounting", "remote"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
