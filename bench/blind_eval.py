@@ -67,6 +67,7 @@ ROUNDS = {
     "round 11": ("insurance", "hospitality", "industrial"),
     "round 12": ("telecom", "automotive", "utilities"),
     "round 13": ("construction", "accounting", "remote"),
+    "round 14": ("nonprofit", "media", "popular"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
