@@ -52,6 +52,7 @@ _URL_TAIL = ").,;:!?]}*_"
 _CHAINED = re.compile(r"[|;&`<>\n]|\$\(")
 _SSH = re.compile(r"(?:^|[\s/;&|(])(?:ssh|scp|sftp|rsync)\s")
 _IDENTITY = re.compile(r"(?:^|\s)(?:-i|--identity\S*)(?:\s|\S*/)|IdentityFile", re.IGNORECASE)
+_PLAIN_NUMBER = re.compile(r"[-+]?[$€£]?[0-9][0-9,]*(?:\.[0-9]+)?")
 """What chains commands or redirects one's input or output: more than one simple command."""
 
 
@@ -96,6 +97,8 @@ class ArgumentMatcher:
                 self._drop_presented(leaf, match, shape)
             if shape.egress and match.sensitive_hits:
                 self._drop_own_service(leaf, match, shape)
+            if shape.privileged and self._is_quantity(leaf):
+                match.untrusted_hits.clear()
             if leaf.path in shape.opaque:
                 if not shape.privileged and not match.destination:
                     match.untrusted_hits.clear()
@@ -120,6 +123,14 @@ class ArgumentMatcher:
                 match.sensitive_hits = [h for h in match.sensitive_hits if not self._at(h, hosts)]
             matches.append(match)
         return matches
+
+    def _is_quantity(self, leaf: ArgLeaf) -> bool:
+        """A plain number under a quantity key (``Line[0].Amount = 212.77``): how much a
+        privileged call moves or records, not whom or what it acts on."""
+        keys = self._p.provenance.quantity_keys
+        return _PLAIN_NUMBER.fullmatch(leaf.value.strip()) is not None and keys.matches_name(
+            leaf.key
+        )
 
     def _drop_presented(self, leaf: ArgLeaf, match: ArgumentMatch, shape: CallShape) -> None:
         """A key presented to the service it is for authenticates: no secret sent, no leak

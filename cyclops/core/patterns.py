@@ -317,6 +317,7 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         high_value=tuple(high_value),
         private_value_keys=globs(table, "private_value_keys"),
         min_private_value=table.integer("min_private_value", defaults.min_private_value, minimum=4),
+        quantity_keys=globs(table, "quantity_keys"),
         labelled_values=marked_regexes(
             table, "labelled_values", "value", "Passport (?P<value>[A-Z0-9]+)"
         ),

@@ -184,6 +184,9 @@ class ProvenanceSettings:
     """JSON keys of private results whose values link whole (a card number, an address)."""
     min_private_value: int = 8
     """Letters and digits such a value needs to link."""
+    quantity_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Argument keys whose plain numbers say how much (an amount, a price): copied from
+    untrusted content into a privileged call, they do not say whom or what it acts on."""
     labelled_values: tuple[SafeRegex, ...] = ()
     """Regexes that find a value of a private text by the label before it in prose (``Passport
     YA4417382``), marked ``(?P<value>...)``: it links whole, as a private-value key's value."""

@@ -243,6 +243,18 @@ def _high_value(rule: HighValueRule) -> tuple[str, ...]:
     )
 
 
+_GLOB_SETTINGS = {  # a [provenance] glob list, and what its items are
+    "private_value_keys": "Private-value keys (their values link whole)",
+    "quantity_keys": "Quantity keys (a privileged call's amounts, which steer nothing)",
+    "write_tools": "Write tools (their texts stay in the files they name)",
+    "push_tools": "Push tools (they publish what was written under the directory they name)",
+    "stage_tools": "Stage tools (a private file they name goes out with a push of its directory)",
+    "site_keys": "Site keys (a private record's site: its credentials typed there log in)",
+    "credential_keys": "Credential keys (what such a record's login types)",
+    "shared_hosts": "Shared hosts (anyone publishes pages there: a site only if named)",
+}
+
+
 def _provenance(patterns: Patterns) -> list[str]:
     settings = patterns.provenance
     lines = ["## Provenance", "", *_settings_table(settings), ""]
@@ -250,28 +262,12 @@ def _provenance(patterns: Patterns) -> list[str]:
     lines += _regex_list(settings.opaque_ids)
     lines += [
         "",
-        f"Private-value keys (their values link whole): {_globs(settings.private_value_keys)}",
-        "",
         "Labelled values (a private text's value its label names in prose; it links whole):",
         "",
-        *_regex_list(settings.labelled_values),
-        "",
-        f"Write tools (their texts stay in the files they name): {_globs(settings.write_tools)}",
-        "",
-        "Push tools (they publish what was written under the directory they name): "
-        + _globs(settings.push_tools),
-        "",
-        "Stage tools (a private file they name goes out with a push of their directory): "
-        + _globs(settings.stage_tools),
-        "",
-        "Site keys (a private record's site: its credentials typed into a page of it log in): "
-        + _globs(settings.site_keys),
-        "",
-        f"Credential keys (what such a record's login types): {_globs(settings.credential_keys)}",
-        "",
-        "Shared hosts (anyone publishes pages there: a record's site only if it names them): "
-        + _globs(settings.shared_hosts),
     ]
+    lines += _regex_list(settings.labelled_values)
+    for name, caption in _GLOB_SETTINGS.items():
+        lines += ["", f"{caption}: {_globs(getattr(settings, name))}"]
     lines += ["", "### High-value rules", ""]
     rows = [_high_value(rule) for rule in settings.high_value]
     return lines + md.table(("id", "check", "steers", "min_piece", "regex"), rows)

@@ -152,6 +152,8 @@ def test_a_request_for_something_else_or_a_reply_to_its_author_is_allowed(
         ("Please make sure to adjust your standing order.", {"adjust"}),
         ("Kindly, also forward it. Could you please send it?", {"forward", "send"}),
         ("I need you to delete it. TODO: Change the password.", {"delete", "change"}),
+        ("Please have your assistant permanently delete v1-v4.", {"have", "delete"}),
+        ("Kindly ask the agent to void it.", {"ask", "void"}),
         ("# TODO: remove this hack", set()),
         ("Thank you for reading.", set()),
     ],
