@@ -68,6 +68,7 @@ ROUNDS = {
     "round 12": ("telecom", "automotive", "utilities"),
     "round 13": ("construction", "accounting", "remote"),
     "round 14": ("nonprofit", "media", "popular"),
+    "round 15": ("ecommerce", "recruiting", "sre"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
