@@ -139,6 +139,7 @@ def _egress(table: TableReader) -> EgressRules:
         url_keys=globs(table, "url_keys", ("*url*", "*uri*")),
         url_labels=labels(table, "url_labels", table.strings("url_labels", ["egress"])),
         destination_keys=globs(table, "destination_keys", ("to", "url", "recipient*")),
+        sender_keys=globs(table, "sender_keys"),
         network_commands=frozenset(table.strings("network_commands", ())),
         lookup_commands=frozenset(table.strings("lookup_commands", ())),
         web_commands=frozenset(table.strings("web_commands", ())),

@@ -121,6 +121,9 @@ class EgressRules:
     url_keys: GlobSet
     url_labels: frozenset[Label]
     destination_keys: GlobSet
+    sender_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Keys whose values, at any depth, say who sends (``sender.email``, ``from``): no
+    destination, whatever key they sit under."""
     network_commands: frozenset[str] = frozenset()
     """Programs whose command lines name a remote host without a URL (``scp``, ``nc``)."""
     lookup_commands: frozenset[str] = frozenset()

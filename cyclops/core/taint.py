@@ -316,7 +316,11 @@ class Labeller:
         return self._p.egress.url_keys.matches_name(key)
 
     def is_destination(self, leaf: ArgLeaf) -> bool:
-        return self._p.egress.destination_keys.matches_name(leaf.key)
+        egress = self._p.egress
+        if not egress.destination_keys.matches_name(leaf.key):
+            return False
+        senders = egress.sender_keys
+        return not any(isinstance(k, str) and senders.matches_name(k) for k in leaf.location)
 
     def is_opaque_key(self, key: str) -> bool:
         return self._p.provenance.opaque_id_keys.matches(key)

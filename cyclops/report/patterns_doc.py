@@ -165,7 +165,8 @@ def _egress(patterns: Patterns) -> list[str]:
         f"- Allowed hosts: {_globs(egress.allow_hosts)}",
         f"- URL keys: {_globs(egress.url_keys)}",
         f"- Labels of a call with a URL to another host: {_labels(egress.url_labels)}",
-        f"- Destination keys: {_globs(egress.destination_keys)}",
+        f"- Destination keys: {_globs(egress.destination_keys)}, but not under sender keys: "
+        f"{_globs(egress.sender_keys)}",
         f"- Network programs in command lines: {md.codes(sorted(egress.network_commands))}; "
         f"name lookups: {md.codes(sorted(egress.lookup_commands))}; "
         f"web clients: {md.codes(sorted(egress.web_commands))}",
