@@ -69,6 +69,7 @@ ROUNDS = {
     "round 13": ("construction", "accounting", "remote"),
     "round 14": ("nonprofit", "media", "popular"),
     "round 15": ("ecommerce", "recruiting", "sre"),
+    "round 16": ("pharma", "aviation", "smallbiz"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
