@@ -225,6 +225,14 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         # a statement that changes rows is privileged whatever the tool is named (`sql-change`)
         ("postgres", "query", {"sql": "UPDATE tickets SET body = 'x' WHERE id = 1"}, {S, E, P}),
         ("cloudflare", "d1_database_query", {"sql": "DELETE FROM submissions;"}, {P}),
+        # a generic API tool does what its method says (Square's `make_api_request`)
+        ("square", "make_api_request", {"service": "bookings", "method": "list"}, {S}),
+        ("square", "make_api_request", {"service": "team", "method": "searchTeamMembers"}, {S}),
+        ("square", "make_api_request", {"service": "bookings", "method": "cancel"}, {P}),
+        ("square", "make_api_request", {"service": "team", "method": "createTeamMember"}, {P}),
+        # a business's public listing: the public's questions; its website changed
+        ("google-business-profile", "list_questions", {"location": "l/1"}, {U}),
+        ("google-business-profile", "update_location", {"location": "l/1", "hours": "9-5"}, {P}),
         ("mysql", "mysql_query", {"sql": "select 1; DROP TABLE users"}, {S, P}),
         ("mysql", "mysql_query", {"sql": "SELECT note FROM log WHERE note = 'delete from'"}, {S}),
         (
