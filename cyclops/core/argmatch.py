@@ -52,8 +52,8 @@ _URL_TAIL = ").,;:!?]}*_"
 _CHAINED = re.compile(r"[|;&`<>\n]|\$\(")
 _SSH = re.compile(r"(?:^|[\s/;&|(])(?:ssh|scp|sftp|rsync)\s")
 _IDENTITY = re.compile(r"(?:^|\s)(?:-i|--identity\S*)(?:\s|\S*/)|IdentityFile", re.IGNORECASE)
-_PLAIN_NUMBER = re.compile(r"[-+]?[$€£]?[0-9][0-9,]*(?:\.[0-9]+)?")
 """What chains commands or redirects one's input or output: more than one simple command."""
+_PLAIN_NUMBER = re.compile(r"[-+]?[$€£]?[0-9][0-9,]*(?:\.[0-9]+)?")  # an amount, as written
 
 
 class ArgumentMatcher:
@@ -127,10 +127,9 @@ class ArgumentMatcher:
     def _is_quantity(self, leaf: ArgLeaf) -> bool:
         """A plain number under a quantity key (``Line[0].Amount = 212.77``): how much a
         privileged call moves or records, not whom or what it acts on."""
-        keys = self._p.provenance.quantity_keys
-        return _PLAIN_NUMBER.fullmatch(leaf.value.strip()) is not None and keys.matches_name(
-            leaf.key
-        )
+        if _PLAIN_NUMBER.fullmatch(leaf.value.strip()) is None:
+            return False
+        return self._p.provenance.quantity_keys.matches_name(leaf.key)
 
     def _drop_presented(self, leaf: ArgLeaf, match: ArgumentMatch, shape: CallShape) -> None:
         """A key presented to the service it is for authenticates: no secret sent, no leak
