@@ -53,7 +53,6 @@ _CHAINED = re.compile(r"[|;&`<>\n]|\$\(")
 _SSH = re.compile(r"(?:^|[\s/;&|(])(?:ssh|scp|sftp|rsync)\s")
 _IDENTITY = re.compile(r"(?:^|\s)(?:-i|--identity\S*)(?:\s|\S*/)|IdentityFile", re.IGNORECASE)
 """What chains commands or redirects one's input or output: more than one simple command."""
-_PLAIN_NUMBER = re.compile(r"[-+]?[$€£]?[0-9][0-9,]*(?:\.[0-9]+)?")  # an amount, as written
 
 
 class ArgumentMatcher:
@@ -97,7 +96,7 @@ class ArgumentMatcher:
                 self._drop_presented(leaf, match, shape)
             if shape.egress and match.sensitive_hits:
                 self._drop_own_service(leaf, match, shape)
-            if shape.privileged and self._is_quantity(leaf):
+            if leaf.path in shape.quantities:
                 match.untrusted_hits.clear()
             if leaf.path in shape.opaque:
                 if not shape.privileged and not match.destination:
@@ -123,13 +122,6 @@ class ArgumentMatcher:
                 match.sensitive_hits = [h for h in match.sensitive_hits if not self._at(h, hosts)]
             matches.append(match)
         return matches
-
-    def _is_quantity(self, leaf: ArgLeaf) -> bool:
-        """A plain number under a quantity key (``Line[0].Amount = 212.77``): how much a
-        privileged call moves or records, not whom or what it acts on."""
-        if _PLAIN_NUMBER.fullmatch(leaf.value.strip()) is None:
-            return False
-        return self._p.provenance.quantity_keys.matches_name(leaf.key)
 
     def _drop_presented(self, leaf: ArgLeaf, match: ArgumentMatch, shape: CallShape) -> None:
         """A key presented to the service it is for authenticates: no secret sent, no leak

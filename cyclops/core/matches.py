@@ -22,6 +22,9 @@ class CallShape:
     """Arguments that say where data goes."""
     opaque: frozenset[ArgPath] = frozenset()
     """Arguments under opaque-id keys: they carry no sensitive content."""
+    quantities: frozenset[ArgPath] = frozenset()
+    """Of a privileged call: plain numbers under quantity keys (an amount), which say how much
+    it moves, not whom or what it acts on: no untrusted content chose them."""
     egress: bool = False
     """Sensitive content matters (whole words, values, prose), not only fragments."""
     privileged: bool = False

@@ -18,6 +18,7 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -54,6 +55,7 @@ from .types import (
 __all__ = ["ArgumentLabels", "Labeller"]
 
 _PRIVILEGED = frozenset({Label.PRIVILEGED})
+_PLAIN_NUMBER = re.compile(r"[-+]?[$€£]?[0-9][0-9,]*(?:\.[0-9]+)?")  # an amount, as written
 
 
 @dataclass(frozen=True)
@@ -298,13 +300,14 @@ class Labeller:
         found: ArgumentLabels,
     ) -> CallShape:
         """What matching the arguments of a call labelled ``labels`` needs to know of it."""
-        egress = Label.EGRESS in labels
+        egress, privileged = Label.EGRESS in labels, Label.PRIVILEGED in labels
         destinations = [a for a in args if self.is_destination(a)]
         return CallShape(
             destinations=frozenset(a.path for a in destinations),
             opaque=frozenset(a.path for a in args if self.is_opaque_key(a.key)),
+            quantities=frozenset(a.path for a in args if privileged and self.is_quantity(a)),
             egress=egress,
-            privileged=Label.PRIVILEGED in labels,
+            privileged=privileged,
             scan=self._reader.secrets if egress else None,
             hosts=found.hosts,
             recipients=frozenset(e for a in destinations for e in emails_in(a.value)),
@@ -321,6 +324,12 @@ class Labeller:
             return False
         senders = egress.sender_keys
         return not any(isinstance(k, str) and senders.matches_name(k) for k in leaf.location)
+
+    def is_quantity(self, leaf: ArgLeaf) -> bool:
+        """A plain number under a quantity key (``Line[0].Amount = 212.77``)."""
+        if _PLAIN_NUMBER.fullmatch(leaf.value.strip()) is None:
+            return False
+        return self._p.provenance.quantity_keys.matches_name(leaf.key)
 
     def is_opaque_key(self, key: str) -> bool:
         return self._p.provenance.opaque_id_keys.matches(key)
