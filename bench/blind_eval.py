@@ -70,6 +70,7 @@ ROUNDS = {
     "round 14": ("nonprofit", "media", "popular"),
     "round 15": ("ecommerce", "recruiting", "sre"),
     "round 16": ("pharma", "aviation", "smallbiz"),
+    "round 17": ("marketing", "web3", "events"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
