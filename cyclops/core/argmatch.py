@@ -61,7 +61,9 @@ class ArgumentMatcher:
         self.sent_before = SentBefore()
         self.private_values = PrivateValues()
         self.value_pieces: set[str] = set()
-        """Runs of digits of the high values private results held (see ``posted_values``)."""
+        """Runs of digits of the high values private results held, and those of their values
+        that are digits only (see ``posted_values``)."""
+        self._shortest_piece = 0
         self._p = patterns
         rules = patterns.provenance.high_value
         self._min_pieces = {rule.id: rule.min_piece for rule in rules if rule.min_piece}
@@ -300,11 +302,19 @@ class ArgumentMatcher:
         match.untrusted_hits.extend(filter(self._given, self.index.exact(tokens, HitKind.LOCATOR)))
 
     def posted_values(self, rules: Sequence[HighValueRule], cleaned: str) -> list[str]:
-        """The high values of a private text and their pieces (the first 65,536 pieces are
-        remembered: ``value_pieces``), as the index posts them."""
+        """The high values of a private text and their pieces, as the index posts them.
+
+        The first 65,536 pieces, and values of digits only, are remembered (``value_pieces``):
+        a call carries them as a run of digits of its own, a card number in halves or a code
+        without the words that named it where it was sent ("Login code: 48213")."""
         found = high_values(rules, cleaned) if rules else []
         pieces = high_value_pieces(self._min_pieces, found)
-        self.value_pieces.update(pieces[: max(_MAX_PIECES - len(self.value_pieces), 0)])
+        remembered = pieces + [v.value for v in found if v.value.isdigit()]
+        room = max(_MAX_PIECES - len(self.value_pieces), 0)
+        self.value_pieces.update(remembered[:room])
+        if remembered[:room]:
+            shortest = min(map(len, remembered[:room]))
+            self._shortest_piece = min(self._shortest_piece or shortest, shortest)
         return [v.value for v in found] + pieces
 
     def _given(self, hit: Hit) -> bool:
@@ -325,9 +335,9 @@ class ArgumentMatcher:
         found += self.index.shingles(text)
         rules = self._p.provenance.high_value
         values = [hv.value for hv in high_values(rules, cleaned)]
-        if self.value_pieces:  # a card number sent in halves
-            shortest = min(self._min_pieces.values())
-            values += [run for run in digit_runs(cleaned, shortest) if run in self.value_pieces]
+        if self.value_pieces:  # a card number sent in halves, a code sent alone
+            runs = digit_runs(cleaned, self._shortest_piece)
+            values += [run for run in runs if run in self.value_pieces]
         values += self.private_values.found_in(cleaned)
         found += self.index.exact(values, HitKind.HIGH_VALUE)
         match.sensitive_hits.extend(h for h in found if Label.SENSITIVE in h.labels)
