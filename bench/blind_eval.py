@@ -71,6 +71,7 @@ ROUNDS = {
     "round 15": ("ecommerce", "recruiting", "sre"),
     "round 16": ("pharma", "aviation", "smallbiz"),
     "round 17": ("marketing", "web3", "events"),
+    "round 18": ("localization", "sports", "agriculture"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
