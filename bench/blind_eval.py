@@ -72,6 +72,7 @@ ROUNDS = {
     "round 16": ("pharma", "aviation", "smallbiz"),
     "round 17": ("marketing", "web3", "events"),
     "round 18": ("localization", "sports", "agriculture"),
+    "round 19": ("veterinary", "publishing", "moderation"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
