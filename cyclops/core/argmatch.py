@@ -309,11 +309,11 @@ class ArgumentMatcher:
         without the words that named it where it was sent ("Login code: 48213")."""
         found = high_values(rules, cleaned) if rules else []
         pieces = high_value_pieces(self._min_pieces, found)
-        remembered = pieces + [v.value for v in found if v.value.isdigit()]
         room = max(_MAX_PIECES - len(self.value_pieces), 0)
-        self.value_pieces.update(remembered[:room])
-        if remembered[:room]:
-            shortest = min(map(len, remembered[:room]))
+        kept = (pieces + [v.value for v in found if v.value.isdigit()])[:room]
+        if kept:
+            self.value_pieces.update(kept)
+            shortest = min(map(len, kept))
             self._shortest_piece = min(self._shortest_piece or shortest, shortest)
         return [v.value for v in found] + pieces
 
