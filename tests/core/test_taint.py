@@ -54,7 +54,11 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("claude-code", "Grep", {"pattern": "TODO"}, {S}),
         ("claude-code", "Bash", {"command": "ls"}, {P}),
         # local files and shells on servers of any name (Desktop Commander, agent toolkits)
-        ("desktop-commander", "read_file", {"path": "/home/u/notes.md"}, {P, S}),
+        ("desktop-commander", "read_file", {"path": "/home/u/notes.md"}, {S}),
+        # Desktop Commander's processes run commands; editing a project's file is no privilege
+        ("desktop-commander", "start_process", {"command": "npm test"}, {P}),
+        ("desktop-commander", "edit_block", {"file_path": "/p/app.ts", "new_string": "x"}, set()),
+        ("mcp-server-commands", "run_command", {"command": "ls"}, {P}),
         ("agent-tools", "read_file", {"target_file": "/home/u/notes.md"}, {S}),
         ("agent-tools", "Bash", {"command": "ls"}, {P}),
         ("agent-tools", "run_terminal_cmd", {"command": "ls"}, {P}),
