@@ -244,33 +244,34 @@ def _high_value(rule: HighValueRule) -> tuple[str, ...]:
     )
 
 
-_GLOB_SETTINGS = {  # a [provenance] glob list, and what its items are
-    "private_value_keys": "Private-value keys (their values link whole)",
-    "quantity_keys": "Quantity keys (a privileged call's amounts, which steer nothing)",
-    "write_tools": "Write tools (their texts stay in the files they name)",
-    "push_tools": "Push tools (they publish what was written under the directory they name)",
-    "stage_tools": "Stage tools (a private file they name goes out with a push of its directory)",
-    "site_keys": "Site keys (a private record's site: its credentials typed there log in)",
-    "credential_keys": "Credential keys (what such a record's login types)",
-    "shared_hosts": "Shared hosts (anyone publishes pages there: a site only if named)",
-}
-
-
 def _provenance(patterns: Patterns) -> list[str]:
-    settings = patterns.provenance
-    lines = ["## Provenance", "", *_settings_table(settings), ""]
-    lines += [f"Opaque id keys: {_globs(settings.opaque_id_keys)}", "", "Opaque id patterns:", ""]
-    lines += _regex_list(settings.opaque_ids)
+    prov = patterns.provenance
+    glob_settings = (  # each [provenance] glob list, and what its items are
+        ("Private-value keys (their values link whole)", prov.private_value_keys),
+        ("Quantity keys (a privileged call's amounts: they steer nothing)", prov.quantity_keys),
+        ("Write tools (their texts stay in the files they name)", prov.write_tools),
+        ("Push tools (they publish what was written under the directory named)", prov.push_tools),
+        (
+            "Stage tools (a private file named goes out with a push of its directory)",
+            prov.stage_tools,
+        ),
+        ("Site keys (a private record's site: its credentials typed there log in)", prov.site_keys),
+        ("Credential keys (what such a record's login types)", prov.credential_keys),
+        ("Shared hosts (anyone publishes pages there: a site only if named)", prov.shared_hosts),
+    )
+    lines = ["## Provenance", "", *_settings_table(prov), ""]
+    lines += [f"Opaque id keys: {_globs(prov.opaque_id_keys)}", "", "Opaque id patterns:", ""]
+    lines += _regex_list(prov.opaque_ids)
     lines += [
         "",
         "Labelled values (a private text's value its label names in prose; it links whole):",
         "",
     ]
-    lines += _regex_list(settings.labelled_values)
-    for name, caption in _GLOB_SETTINGS.items():
-        lines += ["", f"{caption}: {_globs(getattr(settings, name))}"]
+    lines += _regex_list(prov.labelled_values)
+    for caption, globs in glob_settings:
+        lines += ["", f"{caption}: {_globs(globs)}"]
     lines += ["", "### High-value rules", ""]
-    rows = [_high_value(rule) for rule in settings.high_value]
+    rows = [_high_value(rule) for rule in prov.high_value]
     return lines + md.table(("id", "check", "steers", "min_piece", "regex"), rows)
 
 
