@@ -73,6 +73,7 @@ ROUNDS = {
     "round 17": ("marketing", "web3", "events"),
     "round 18": ("localization", "sports", "agriculture"),
     "round 19": ("veterinary", "publishing", "moderation"),
+    "round 20": ("workspace", "opensource", "personal"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
