@@ -147,7 +147,12 @@ class Provenance:
         if self.instructed_before(index):
             shape = replace(shape, steered=True)
         matches = self._matcher.match(args, shape)
-        if shape.egress and any(self._steering(m, shape.recipients) for m in matches):
+        # Records link where untrusted content chose the destination, or told the agent to
+        # send (see :mod:`.records`).
+        if shape.egress and (
+            self.instructed_before(index)
+            or any(self._steering(m, shape.recipients) for m in matches)
+        ):
             add_record_hits(self.index, matches)
         for match in matches:
             for call in {hit.call for hit in match.hits}:

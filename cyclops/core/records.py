@@ -4,8 +4,12 @@ A model rewrites the record it sends ("AAPL 150 shares, TSLA 40 shares" for ``{"
 "quantity": 150}, ...``): no piece of the text is long or distinctive enough to link, and each
 value alone could be a coincidence. Several values of one private record in one call whose
 destination untrusted content gave are not: that is the record, sent where the content said.
-Values are kept in the index under their own keys (``RECORD_KEY`` + letters and digits, case
-folded), apart from high values, and looked up only for such a call (see
+Nor are they in a call made after untrusted content addressed the agent (an injected
+instruction), wherever it goes: the content told the agent to send something. A record is what
+a private result's JSON holds, or the ``key: value`` lines and table cells of its text (see
+:mod:`.tables`); a URL's path and query are a payload like any other argument's. Values are
+kept in the index under their own keys (``RECORD_KEY`` + letters and digits, case folded),
+apart from high values, and looked up only for such a call (see
 ``Provenance.match_arguments``).
 """
 
@@ -41,8 +45,9 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def add_record_hits(index: FingerprintIndex, matches: Sequence[ArgumentMatch]) -> None:
-    """Add to the payloads of a call whose destination untrusted content gave the private
-    records they carry enough values of, of results the call carries nothing else of (what it
+    """Add to the payloads of a call that sends where untrusted content said (see the module's
+    docstring), a URL's path and query among them, the private records they carry enough
+    values of, of results the call carries nothing else of (what it
     carries of them counts as it is) and that did not give its destination themselves (a
     reminder of a meeting to the people its event lists)."""
     linked = {h.call for m in matches for h in m.sensitive_hits}
@@ -55,7 +60,7 @@ def add_record_hits(index: FingerprintIndex, matches: Sequence[ArgumentMatch]) -
         return segment.text, min((start for start, _ in segment.ids), default=len(segment.text))
 
     for match in matches:
-        if match.destination or not match.payloads:
+        if not match.payloads:
             continue
         keys = set().union(*map(record_lookups, match.payloads))
         found = index.exact(keys, HitKind.HIGH_VALUE)

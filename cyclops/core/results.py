@@ -11,8 +11,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain, islice
 from typing import Any
 
+from .tables import table_cells
 from .types import JSON, ToolResult
 
 __all__ = ["holds_value_under", "insiders_only", "json_objects", "to_tool_result"]
@@ -213,12 +215,15 @@ def _text_pieces(text: str, keys: _Keys) -> Iterator[Piece]:
         # that are no field's name stay in the text, as they were before it was parsed.
         yield _walked(literal, keys, with_keys=True)
         return
+    cells = (cell for cell in table_cells(text) if len(cell) <= _MAX_VALUE)
     if keys.private is _no_key and keys.opaque is _no_key:
-        yield Piece(text)
+        yield Piece(text, values=tuple(dict.fromkeys(islice(cells, _MAX_VALUES))))
         return
     lines = _KeyedLines(keys)
     text = lines.read(text)
-    yield Piece(text, tuple(dict.fromkeys(lines.ids)), tuple(dict.fromkeys(lines.private)))
+    ids, private = tuple(dict.fromkeys(lines.ids)), tuple(dict.fromkeys(lines.private))
+    values = islice(chain(lines.values, cells), _MAX_VALUES)
+    yield Piece(text, ids, private, tuple(dict.fromkeys(values)))
 
 
 _MAX_KEY = 40
@@ -229,12 +234,14 @@ class _KeyedLines:
     """The values of ``key: value`` lines (YAML-like, as many servers print a record; a list
     item's ``- key: value`` too), unquoted: under a private-value key, noted (``private``);
     under an opaque-id key and one token (``ID: 1963f1a2b3c4d5e6``), taken out of the text and
-    kept apart (``ids``), as a JSON record's are."""
+    kept apart (``ids``), as a JSON record's are; every short one, a record's value
+    (``values``)."""
 
     def __init__(self, keys: _Keys) -> None:
         self.keys = keys
         self.ids: list[str] = []
         self.private: list[str] = []
+        self.values: list[str] = []
 
     def read(self, text: str) -> str:
         """``text`` without the ids of its lines."""
@@ -252,6 +259,8 @@ class _KeyedLines:
         value = line[colon + 1 :].strip().strip("'\"").strip()
         if not value:
             return line
+        if len(value) <= _MAX_VALUE:
+            self.values.append(value)
         if self.keys.private(key):
             self.private.append(value)
         elif len(value) <= _MAX_ID and value.split() == [value] and self.keys.opaque(key):

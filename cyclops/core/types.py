@@ -263,7 +263,8 @@ class ToolResult:
     whole, however short or plain (``123 Main St, Anytown, 12345``)."""
     values: tuple[tuple[str, ...], ...] = ()
     """Per text (same order; empty when none has any), the short values its JSON held (ids
-    included: ``AAPL``, ``150``, ``Mark Lee``): a call that goes where untrusted content said
+    included: ``AAPL``, ``150``, ``Mark Lee``), or its ``key: value`` lines and table cells
+    held if it is no JSON: a call that goes where untrusted content said
     and carries several of one private record's values, however rewritten around them, carries
     that record (see :mod:`cyclops.core.records`)."""
     documents: tuple[JSON, ...] = field(default=(), compare=False)
