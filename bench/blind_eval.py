@@ -75,6 +75,7 @@ ROUNDS = {
     "round 18": ("localization", "sports", "agriculture"),
     "round 19": ("veterinary", "publishing", "moderation"),
     "round 20": ("workspace", "opensource", "personal"),
+    "round 21": ("startup", "cloudops", "freelance"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
