@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -268,6 +269,11 @@ def _serve(args: argparse.Namespace) -> int:
         decision_log=args.decision_log,
         exports=audit_cli.exports(args),
     )
+    # What is loaded by now (the SDK's models, the compiled patterns) lives as long as the
+    # process: frozen, the collector stops walking it at every full collection while sessions
+    # run (the proxy's CPU per call about a tenth lower, see docs/benchmarks.md).
+    gc.collect()
+    gc.freeze()
     anyio.run(serve, options)
     return EXIT_OK
 
