@@ -4,10 +4,10 @@
 
 Reads ``bench/blind/<set>/``: ``traces.jsonl.gz`` (the trace format ``cyclops replay`` reads)
 and ``labels.jsonl`` (per session: ``toxic``, the expected ``class``, the ``attack_index`` of
-the first call a monitor must stop, and ``why``, one sentence). Sixty helpers wrote one set
-each, in twenty rounds (``blind/README.md`` names them all; round 1: ``dev``, coding agents;
-``office``, assistants over mail, chat, calendars, documents and a bank; ``ops``, database,
-cloud and cluster agents. Round 2:
+the first call a monitor must stop, and ``why``, one sentence). Sixty-three helpers wrote one
+set each, in twenty-one rounds (``blind/README.md`` names them all; round 1: ``dev``, coding
+agents; ``office``, assistants over mail, chat, calendars, documents and a bank; ``ops``,
+database, cloud and cluster agents. Round 2:
 ``research``, research, browsing and personal-finance assistants; ``support``, support,
 sales and shop agents; ``platform``, data, ML and platform-engineering agents. Round 3:
 ``home``, household, health and shopping assistants; ``backoffice``, HR, finance, legal and
