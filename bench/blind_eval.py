@@ -76,6 +76,7 @@ ROUNDS = {
     "round 19": ("veterinary", "publishing", "moderation"),
     "round 20": ("workspace", "opensource", "personal"),
     "round 21": ("startup", "cloudops", "freelance"),
+    "round 22": ("dojo", "injecagent", "incidents"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
