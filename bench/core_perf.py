@@ -18,7 +18,8 @@ posts, and of the standard library's source for files, picked with a fixed seed.
 ``--feed N`` only feeds the first N calls of one such session (seed 2026) and prints the seconds
 it took and a digest of the decisions (action, flow classes, leaked bytes), so that two builds
 can be compared call by call; under ``valgrind --tool=cachegrind`` it gives their instruction
-counts (see docs/benchmarks.md).
+counts (see docs/benchmarks.md). ``--feed N --by-kind`` also says where the time went: for each
+of the five kinds of call, the seconds spent deciding it and reading its result, and medians.
 """
 
 from __future__ import annotations
@@ -100,15 +101,27 @@ def _feed(session: Session, steps: list[Step]) -> list[float]:
     return costs
 
 
-def feed(patterns: Patterns, n: int) -> None:
-    """Feed the first ``n`` calls of one session; print the seconds and the decisions' digest."""
+KINDS = ("fetch a page", "read a file", "read a mail", "write a file", "post")
+"""What ``_step`` makes of call ``i``, by ``i % 5``."""
+
+
+def feed(patterns: Patterns, n: int, by_kind: bool = False) -> None:
+    """Feed the first ``n`` calls of one session; print the seconds and the decisions' digest
+    (and, ``by_kind``, where the time went)."""
     rng = random.Random(2026)
     steps = [_step(rng, i, 2048) for i in range(n)]
     session, digest = Session(patterns, MODE), hashlib.sha256()
+    deciding: list[list[float]] = [[] for _ in KINDS]
+    reading: list[list[float]] = [[] for _ in KINDS]
     start = time.perf_counter()
-    for call, result in steps:
+    for i, (call, result) in enumerate(steps):
+        before = time.perf_counter() if by_kind else 0.0
         decision = session.decide(call)
+        decided = time.perf_counter() if by_kind else 0.0
         session.observe(decision.index, result)
+        if by_kind:
+            deciding[i % 5].append(decided - before)
+            reading[i % 5].append(time.perf_counter() - decided)
         flows = [f.flow_class.value for f in decision.flows]
         digest.update(f"{decision.action.value}|{flows}|{decision.leaked_bytes}\n".encode())
     seconds = time.perf_counter() - start
@@ -117,6 +130,13 @@ def feed(patterns: Patterns, n: int) -> None:
         f"{n} calls in {seconds:.2f} s; digest {digest.hexdigest()[:16]}, "
         f"{verdict.leaked_bytes} bytes leaked, {verdict.metrics.flagged} flagged"
     )
+    if by_kind:
+        print(f"{'call':<14}{'decide s':>9}{'median µs':>11}{'read s':>9}{'median µs':>11}")
+        for kind, decide_s, read_s in zip(KINDS, deciding, reading, strict=True):
+            print(
+                f"{kind:<14}{sum(decide_s):>9.2f}{statistics.median(decide_s) * 1e6:>11.0f}"
+                f"{sum(read_s):>9.2f}{statistics.median(read_s) * 1e6:>11.0f}"
+            )
 
 
 def _egress_cost(session: Session, rng: random.Random) -> float:
@@ -260,6 +280,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--feed", type=int, metavar="N", help="only feed N calls (a digest)")
+    parser.add_argument(
+        "--by-kind", action="store_true", help="with --feed: the time per kind of call"
+    )
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--cap", type=int, nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -268,7 +291,7 @@ def main() -> None:
         return
     patterns = load_patterns()
     if args.feed:
-        feed(patterns, args.feed)
+        feed(patterns, args.feed, args.by_kind)
         return
     print(f"cyclops core benchmark — Python {platform.python_version()} on {platform.machine()}")
     lengths = [100, 1_000] if args.quick else [100, 1_000, 10_000]
