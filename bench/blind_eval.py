@@ -77,6 +77,7 @@ ROUNDS = {
     "round 20": ("workspace", "opensource", "personal"),
     "round 21": ("startup", "cloudops", "freelance"),
     "round 22": ("dojo", "injecagent", "incidents"),
+    "round 23": ("asb", "mcpbench", "webagent"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
