@@ -43,7 +43,6 @@ from .staging import Staging
 from .taint import Labeller
 from .types import (
     JSON,
-    LISTING,
     Action,
     Capability,
     ControlFinding,
@@ -249,13 +248,12 @@ class Session:
         capability, place = self._prov.capability(index), self._prov.place(index)
         if capability is not None and self._containers.learn(capability, place, result):
             call_labels -= {Label.SENSITIVE}  # it shows public repositories only
-        listing_of = capability.server if capability and capability.tool == LISTING else None
-        facts = self._labeller.read_result(call_labels, result, listing_of=listing_of)
+        facts = self._labeller.read_result(call_labels, result, capability)
         self._counts.update(facts.labels - call_labels)
         labels = (call_labels - _CONTENT) | facts.labels  # the result's say on what it holds
         self._prov.set_labels(index, labels, instructed=facts.instructed, requests=facts.requests)
         if capability is not None:
-            self._labeller.learn_from_result(capability, facts.labels)
+            self._labeller.learn_from_result(capability, facts)
             self._logins.ran(index, capability.server, result, facts.labels)
             if Label.SENSITIVE in facts.labels:
                 self._prov.set_audience(index, self._labeller.audience(capability.server, result))

@@ -142,10 +142,12 @@ class Labeller:
             self._declared[server] = tuple(sorted(known | set(roles)))
             self._roles_changed()
 
-    def learn_from_result(self, capability: Capability, labels: frozenset[Label]) -> None:
+    def learn_from_result(self, capability: Capability, facts: ResultFacts) -> None:
         """What a result shows about its server: a tool listing that instructs the agent
-        (untrusted: an untrusted marker) makes it hostile."""
-        if capability.tool == LISTING and Label.UNTRUSTED in labels:
+        (untrusted: an untrusted marker), or a result that asks to be called back with what
+        it wants (see :mod:`.reading`), makes it hostile."""
+        listing = capability.tool == LISTING and Label.UNTRUSTED in facts.labels
+        if listing or facts.calls_back:
             self.declare_roles(capability.server, (HOSTILE_ROLE,))
 
     def _roles_of(self, server: str) -> tuple[Role, ...]:
@@ -344,12 +346,14 @@ class Labeller:
         return self.read_result(call_labels, ToolResult(tuple(texts))).labels
 
     def read_result(
-        self, call_labels: frozenset[Label], result: ToolResult, *, listing_of: str | None = None
+        self, call_labels: frozenset[Label], result: ToolResult, source: Capability | None = None
     ) -> ResultFacts:
-        """What a result's content shows (see :mod:`.reading`); ``listing_of``: it is the tool
-        listing of this server."""
-        tools = self._tools.get(listing_of, set()) if listing_of is not None else None
-        return self._reader.read(call_labels, result, listing_tools=tools)
+        """What a result's content shows (see :mod:`.reading`); ``source``: the call that
+        returned it, whose server's known tools a listing or a result may name."""
+        known = self._tools.get(source.server, set()) if source is not None else set()
+        if source is not None and source.tool == LISTING:
+            return self._reader.read(call_labels, result, listing_tools=known)
+        return self._reader.read(call_labels, result, own_tools=known)
 
     def requests_counted(
         self, capability: Capability, labels: frozenset[Label], by_reference: bool = False

@@ -5,7 +5,7 @@ import pytest
 from cyclops.core import Capability, Label, Patterns, parse_patterns
 from cyclops.core.arguments import command_hosts, leaves, registrable_domain
 from cyclops.core.taint import Labeller
-from cyclops.core.types import JSON, ToolResult
+from cyclops.core.types import JSON, LISTING, ToolResult
 
 U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
 
