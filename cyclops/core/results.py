@@ -58,7 +58,8 @@ class Piece:
 def to_tool_result(
     result: JSON, is_opaque_key: IsKey = _no_key, is_private_key: IsKey = _no_key
 ) -> ToolResult:
-    """A string, or an MCP ``CallToolResult``/``ReadResourceResult`` as JSON, to a ToolResult.
+    """A string, or an MCP ``CallToolResult``/``ReadResourceResult``/``GetPromptResult`` as
+    JSON, to a ToolResult.
 
     Text blocks, embedded resources (text, or blobs with a textual MIME type), resource links
     and structured content are read; images and audio are not text and are skipped. Text that
@@ -179,6 +180,10 @@ def _blocks(result: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
         blocks = result.get(key)
         if isinstance(blocks, list):
             yield from (b for b in blocks if isinstance(b, Mapping))
+    messages = result.get("messages")  # prompts/get: one content block per message
+    if isinstance(messages, list):
+        found = (m.get("content") for m in messages if isinstance(m, Mapping))
+        yield from (b for b in found if isinstance(b, Mapping))
 
 
 def _block_texts(block: Mapping[str, Any], keys: _Keys) -> Iterator[Piece]:

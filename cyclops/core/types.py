@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any, TypeAlias
 
 __all__ = [
+    "GET_PROMPT",
     "HOSTILE_ROLE",
     "JSON",
     "LISTING",
@@ -50,6 +51,11 @@ READ_RESOURCE = "resources/read"
 """The tool name under which a resource read reaches the core as a call (arguments ``{"uri":
 ...}``): roles label it like their other reads; its URI reaches a host only with one of the
 ``[egress] resource_schemes`` (a ``repo://`` or ``test://`` URI names the server's own data)."""
+
+GET_PROMPT = "prompts/get"
+"""The tool name under which a prompt reaches the core as a call (arguments ``{"name": ...,
+"arguments": {...}}``): its messages enter the agent's context like a tool's result, and a
+server's prompt that addresses the agent is untrusted content."""
 
 HOSTILE_ROLE = "hostile"
 """The role of a server whose tool descriptions instruct the agent (tool poisoning)."""

@@ -12,8 +12,10 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from ..core.types import READ_RESOURCE, ControlFinding, ControlKind, Decision, Flow, Reason
+from ..core.types import ControlFinding, ControlKind, Decision, Flow, Reason
 from .downstream import DownstreamError
+
+TOOLS_CALL = "tools/call"
 
 __all__ = ["BLOCKED", "denial_text", "denied_result", "unavailable_result"]
 
@@ -88,9 +90,10 @@ BLOCKED = -32001
 
 
 def denied_result(decision: Decision, method: str) -> dict[str, Any]:
-    """A tool result with ``isError``; a resource read has no such field, so it is an error."""
+    """A tool result with ``isError``; a resource read or a prompt has no such field, so it is
+    an error."""
     text = denial_text(decision)
-    if method == READ_RESOURCE:
+    if method != TOOLS_CALL:
         raise MCPError(BLOCKED, text)
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
@@ -98,6 +101,6 @@ def denied_result(decision: Decision, method: str) -> dict[str, Any]:
 def unavailable_result(error: DownstreamError, method: str) -> dict[str, Any]:
     """A tool result with ``isError`` when the server is down, too slow, or went away."""
     text = f"cyclops could not reach the server: {error}."
-    if method == READ_RESOURCE:
+    if method != TOOLS_CALL:
         raise MCPError(types.INTERNAL_ERROR, text)
     return {"content": [{"type": "text", "text": text}], "isError": True}

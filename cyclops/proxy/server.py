@@ -23,7 +23,7 @@ from mcp.shared.message import ServerMessageMetadata
 
 from .. import __version__, guard
 from ..config import DEFAULT_ASK_TIMEOUT
-from ..core.types import READ_RESOURCE, Action, Decision, ToolCall
+from ..core.types import GET_PROMPT, READ_RESOURCE, Action, Decision, ToolCall
 from ..trace import CallContext
 from .approval import Answer, ask_user
 from .catalog import Catalog
@@ -179,6 +179,16 @@ class Tap:
         call = ToolCall(server, READ_RESOURCE, {"uri": uri}, at=time.time())
         return await self._tapped(ctx, upstream, call, READ_RESOURCE, raw)
 
+    async def _get_prompt(self, ctx: Any, params: Any) -> dict[str, Any]:
+        upstream = self._upstream(ctx)
+        raw = dict(ctx.params or {})
+        route = self.catalog.prompt_routes.get(str(raw.get("name")))
+        if route is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {raw.get('name')}")
+        arguments = {"name": route.name, "arguments": raw.get("arguments") or {}}
+        call = ToolCall(route.server, GET_PROMPT, arguments, at=time.time())
+        return await self._tapped(ctx, upstream, call, GET_PROMPT, {**raw, "name": route.name})
+
     async def _tapped(
         self,
         ctx: Any,
@@ -209,7 +219,7 @@ class Tap:
                 self.sessions.finished(upstream, decision, None, context)
                 return denied_result(decision, method)
             if decision.redacted_arguments is not None:
-                forward = {**forward, "arguments": dict(decision.redacted_arguments)}
+                forward = _redacted(forward, method, decision.redacted_arguments)
             try:
                 result = await self._forward(ctx, downstream, method, forward)
             except DownstreamError as exc:
@@ -253,14 +263,6 @@ class Tap:
             inflight.remove(entry)
 
     # -- routed calls ------------------------------------------------------------------------
-
-    async def _get_prompt(self, ctx: Any, params: Any) -> dict[str, Any]:
-        self._upstream(ctx)
-        raw = dict(ctx.params or {})
-        route = self.catalog.prompt_routes.get(str(raw.get("name")))
-        if route is None:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {raw.get('name')}")
-        return await self._plain(ctx, route.server, "prompts/get", {**raw, "name": route.name})
 
     async def _complete(self, ctx: Any, params: Any) -> dict[str, Any]:
         self._upstream(ctx)
@@ -387,3 +389,11 @@ def _log_decision(session: str, decision: Decision) -> None:
         *(session, decision.index, call.server, call.tool, decision.action.value),
         f" ({classes})" if classes else "",
     )
+
+
+def _redacted(forward: dict[str, Any], method: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The request with the arguments the core redacted (a prompt's are under their own key in
+    what the core saw: ``{"name": ..., "arguments": {...}}``)."""
+    if method == GET_PROMPT:
+        arguments = arguments.get("arguments") or {}
+    return {**forward, "arguments": dict(arguments)}

@@ -49,6 +49,22 @@ from cyclops.core.types import JSON
         ),
         ({"content": [], "structuredContent": {"a": "x", "n": 5}}, ("x\n5",), False),
         ({"contents": [{"uri": "file:///a", "text": "read me"}]}, ("read me",), False),
+        # a prompt: one content block per message
+        (
+            {
+                "description": "d",
+                "messages": [
+                    {"role": "user", "content": {"type": "text", "text": "review this"}},
+                    {"role": "assistant", "content": {"type": "image", "data": "AAAA"}},
+                    {
+                        "role": "user",
+                        "content": {"type": "resource", "resource": {"uri": "f", "text": "code"}},
+                    },
+                ],
+            },
+            ("review this", "code"),
+            False,
+        ),
     ],
 )
 def test_results_are_reduced_to_their_text(
