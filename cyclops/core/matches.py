@@ -24,7 +24,8 @@ class CallShape:
     """Arguments under opaque-id keys: they carry no sensitive content."""
     quantities: frozenset[ArgPath] = frozenset()
     """Of a privileged call: plain numbers under quantity keys (an amount), which say how much
-    it moves, not whom or what it acts on: no untrusted content chose them."""
+    it moves, not whom or what it acts on, and values under a rule's condition keys (a
+    filter's ``criteria``), which say what it applies to: no untrusted content chose them."""
     egress: bool = False
     """Sensitive content matters (whole words, values, prose), not only fragments."""
     privileged: bool = False

@@ -319,6 +319,7 @@ def _provenance(table: TableReader) -> ProvenanceSettings:
         private_value_keys=globs(table, "private_value_keys"),
         min_private_value=table.integer("min_private_value", defaults.min_private_value, minimum=4),
         quantity_keys=globs(table, "quantity_keys"),
+        condition_keys=globs(table, "condition_keys"),
         labelled_values=marked_regexes(
             table, "labelled_values", "value", "Passport (?P<value>[A-Z0-9]+)"
         ),

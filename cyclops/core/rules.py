@@ -190,6 +190,9 @@ class ProvenanceSettings:
     quantity_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Argument keys whose plain numbers say how much (an amount, a price): copied from
     untrusted content into a privileged call, they do not say whom or what it acts on."""
+    condition_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Argument keys whose object says which items a privileged rule applies to (a mail
+    filter's ``criteria``): copied from untrusted content, they do not say what it does."""
     labelled_values: tuple[SafeRegex, ...] = ()
     """Regexes that find a value of a private text by the label before it in prose (``Passport
     YA4417382``), marked ``(?P<value>...)``: it links whole, as a private-value key's value."""

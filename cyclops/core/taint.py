@@ -307,7 +307,9 @@ class Labeller:
         return CallShape(
             destinations=frozenset(a.path for a in destinations),
             opaque=frozenset(a.path for a in args if self.is_opaque_key(a.key)),
-            quantities=frozenset(a.path for a in args if privileged and self.is_quantity(a)),
+            quantities=frozenset(
+                a.path for a in args if privileged and (self.is_quantity(a) or self.is_condition(a))
+            ),
             egress=egress,
             privileged=privileged,
             scan=self._reader.secrets if egress else None,
@@ -332,6 +334,11 @@ class Labeller:
         if _PLAIN_NUMBER.fullmatch(leaf.value.strip()) is None:
             return False
         return self._p.provenance.quantity_keys.matches_name(leaf.key)
+
+    def is_condition(self, leaf: ArgLeaf) -> bool:
+        """A value inside a rule's condition (``criteria.from`` of a mail filter)."""
+        keys = self._p.provenance.condition_keys
+        return any(isinstance(k, str) and keys.matches_name(k) for k in leaf.location)
 
     def is_opaque_key(self, key: str) -> bool:
         return self._p.provenance.opaque_id_keys.matches(key)
