@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterator, Sequence
 from .regex import SafeRegex
 from .rules import Patterns, PoisoningRules
 
-__all__ = ["foreign_tools", "instructs", "paragraph_names"]
+__all__ = ["foreign_tools", "instructs", "names_own_tool", "paragraph_names"]
 
 # A name shaped like a tool's: snake_case, kebab-case or camelCase, two words at least, not part
 # of a path, an address or a file name.
@@ -78,6 +78,16 @@ def _marked_and_poisoned(patterns: Patterns, text: str) -> bool:
 def paragraph_names(listing: str) -> set[str]:
     """The tool names a listing's paragraphs start with (``name: description``)."""
     return set(_PARAGRAPH_NAME.findall(listing))
+
+
+def names_own_tool(texts: Sequence[str], own: Collection[str]) -> bool:
+    """Whether ``texts`` name one of ``own`` as a tool is named (a name shaped like a tool's,
+    whole: ``search_docs``, not ``fetch`` or a path that holds the name)."""
+    named = [name for name in own if any(name in text for text in texts)]  # most name none
+    if not named:
+        return False
+    mine = {_bare(name) for name in named}
+    return any(_bare(m.group(1)) in mine for text in texts for m in _NAME.finditer(text))
 
 
 def foreign_tools(

@@ -22,14 +22,13 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Set
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .canon import as_read
 from .pages import on_private_page
-from .poisoning import instructs, paragraph_names
+from .poisoning import instructs, names_own_tool, paragraph_names
 from .regex import SafeRegex, alternation
 from .requested import NOTHING_ASKED, Asked, Requests
 from .results import holds_value_under, insiders_only
@@ -96,7 +95,7 @@ class ResultReader:
             own = set(listing_tools).union(*map(paragraph_names, texts))
             marked = instructs(self._p, shown, own)
         # And a result that names its own server's tool instructs as a listing would (rule 4).
-        calls_back = listing_tools is None and _names_own_tool(shown, own_tools)
+        calls_back = listing_tools is None and names_own_tool(shown, own_tools)
         calls_back = calls_back and (marked or instructs(self._p, shown, own_tools))
         marked = marked or calls_back
         if (
@@ -114,19 +113,6 @@ class ResultReader:
 
     def _is_public_text(self, text: str) -> bool:
         return any(p.fullmatch(text) for p in self._p.public_texts)
-
-
-def _names_own_tool(texts: list[str], tools: Set[str]) -> bool:
-    """Whether ``texts`` name, whole, one of ``tools`` whose name has two words or more
-    (``search_docs``, ``getUser``): one word (``fetch``, ``search``) is any text's."""
-    for tool in filter(_TWO_WORDS.search, tools):
-        whole = re.compile(rf"(?<![\w-]){re.escape(tool)}(?![\w-])")
-        if any(tool in text and whole.search(text) for text in texts):
-            return True
-    return False
-
-
-_TWO_WORDS = re.compile(r"[a-z0-9][_-]?[A-Z]|[A-Za-z0-9][_-][A-Za-z]")
 
 
 def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
