@@ -98,7 +98,7 @@ class ArgumentMatcher:
                 self._drop_presented(leaf, match, shape)
             if shape.egress and match.sensitive_hits:
                 self._drop_own_service(leaf, match, shape)
-            if leaf.path in shape.quantities:
+            if leaf.path in shape.unsteered:
                 match.untrusted_hits.clear()
             if leaf.path in shape.opaque:
                 if not shape.privileged and not match.destination:

@@ -22,10 +22,10 @@ class CallShape:
     """Arguments that say where data goes."""
     opaque: frozenset[ArgPath] = frozenset()
     """Arguments under opaque-id keys: they carry no sensitive content."""
-    quantities: frozenset[ArgPath] = frozenset()
-    """Of a privileged call: plain numbers under quantity keys (an amount), which say how much
-    it moves, not whom or what it acts on, and values under a rule's condition keys (a
-    filter's ``criteria``), which say what it applies to: no untrusted content chose them."""
+    unsteered: frozenset[ArgPath] = frozenset()
+    """Of a privileged call, arguments no untrusted content chose: plain numbers under quantity
+    keys (an amount), which say how much it moves, not whom or what it acts on, and values
+    under a rule's condition keys (a filter's ``criteria``), which say what it applies to."""
     egress: bool = False
     """Sensitive content matters (whole words, values, prose), not only fragments."""
     privileged: bool = False

@@ -307,7 +307,7 @@ class Labeller:
         return CallShape(
             destinations=frozenset(a.path for a in destinations),
             opaque=frozenset(a.path for a in args if self.is_opaque_key(a.key)),
-            quantities=frozenset(
+            unsteered=frozenset(
                 a.path for a in args if privileged and (self.is_quantity(a) or self.is_condition(a))
             ),
             egress=egress,

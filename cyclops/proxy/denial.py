@@ -17,7 +17,7 @@ from .downstream import DownstreamError
 
 TOOLS_CALL = "tools/call"
 
-__all__ = ["BLOCKED", "denial_text", "denied_result", "unavailable_result"]
+__all__ = ["BLOCKED", "TOOLS_CALL", "denial_text", "denied_result", "unavailable_result"]
 
 
 def denial_text(decision: Decision) -> str:

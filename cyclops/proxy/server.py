@@ -27,7 +27,7 @@ from ..core.types import GET_PROMPT, READ_RESOURCE, Action, Decision, ToolCall
 from ..trace import CallContext
 from .approval import Answer, ask_user
 from .catalog import Catalog
-from .denial import denied_result, unavailable_result
+from .denial import TOOLS_CALL, denied_result, unavailable_result
 from .downstream import Downstream, DownstreamError
 from .pinning import PinStore
 from .sessions import Sessions, UpstreamSession
@@ -89,7 +89,7 @@ class Tap:
         server = ProxyServer("cyclops", version=__version__, instructions=self.instructions())
         handlers = [
             ("tools/list", types.PaginatedRequestParams, self._list_tools),
-            ("tools/call", types.CallToolRequestParams, self._call_tool),
+            (TOOLS_CALL, types.CallToolRequestParams, self._call_tool),
             ("resources/list", types.PaginatedRequestParams, self._list_resources),
             ("resources/templates/list", types.PaginatedRequestParams, self._list_templates),
             ("resources/read", types.ReadResourceRequestParams, self._read_resource),
@@ -167,7 +167,7 @@ class Tap:
         if route is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
         call = ToolCall(route.server, route.name, raw.get("arguments") or {}, at=time.time())
-        return await self._tapped(ctx, upstream, call, "tools/call", {**raw, "name": route.name})
+        return await self._tapped(ctx, upstream, call, TOOLS_CALL, {**raw, "name": route.name})
 
     async def _read_resource(self, ctx: Any, params: Any) -> dict[str, Any]:
         upstream = self._upstream(ctx)
