@@ -67,10 +67,16 @@ def _has_key_like_token(text: str) -> bool:
 
 
 def _spaced(text: str) -> Iterator[str]:
-    if _SPACED_RUN.search(text):
-        yield _SPACED_RUN.sub(lambda run: run.group()[::2], text)
-    if _FILLED_RUN.search(text):
-        yield _FILLED_RUN.sub(lambda run: run.group()[::2], text)
+    for run in (_SPACED_RUN, _FILLED_RUN):
+        if run.search(text) and (despaced := run.sub(_every_other, text)) != text:
+            yield despaced
+
+
+def _every_other(run: re.Match[str]) -> str:
+    """The characters a spaced-out run spells, if they hold a letter or digit: a rule drawn
+    with one character (``====``, ``* * * *``, ``-=-=-=``) spells nothing."""
+    spelled = run.group()[::2]
+    return spelled if any(map(str.isalnum, spelled)) else run.group()
 
 
 def _short_lines(text: str) -> Iterator[str]:
@@ -115,7 +121,15 @@ def _decoded_run(run: re.Match[str]) -> str:
     return found if plain is None else plain
 
 
+# The two alphabets: a run with any other character is no such encoding (the decoders, which
+# loop in Python, would find that out only when they reach it).
+_B85_ALPHABET = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]+")
+_A85_ALPHABET = re.compile(r"(?:<~)?[!-uz]+(?:~>)?")
+
+
 def _b85(run: str) -> str | None:
+    if not _B85_ALPHABET.fullmatch(run):
+        return None
     try:
         return _printable(base64.b85decode(run))
     except ValueError:  # binascii.Error is one
@@ -123,6 +137,8 @@ def _b85(run: str) -> str | None:
 
 
 def _a85(run: str) -> str | None:
+    if not _A85_ALPHABET.fullmatch(run):
+        return None
     try:
         return _printable(base64.a85decode(run, adobe=run.startswith("<~") and run.endswith("~>")))
     except ValueError:

@@ -339,6 +339,9 @@ ORDINARY = [
     "configuration",
     "I/O objects\n===========\n\nA file object represents an open file.",  # a heading
     "Section\n=======\nsee FOO=12 below",
+    "The with statement\n********************\n\nIt wraps a block.",  # rules drawn with one
+    "Total\n* * * * * * * * * *\n====================\nsee below",  # character
+    "-=-=-=-=-=-=-=-=-=-=-= notes -=-=-=-=-=-=-=-=-=-=-=",
 ]
 
 
