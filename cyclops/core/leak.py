@@ -272,8 +272,11 @@ def _group(
     had = received or {}
     cover = {seg: s.union(had[seg]) if seg in had else s for seg, s in merged.items()}
     # A value inside pieces counted from any private text is counted there (the same password
-    # in two files is counted for the earliest, the other file's copy dropped: see outermost).
-    return merged, {v for v in values if not _covered(v, cover, sources)}
+    # in two files is counted for the earliest, the other file's copy dropped: see outermost);
+    # one inside another value is counted with it (a phone number's ten digits inside its
+    # international form).
+    inner = {v for v in values for w in values if v != w and v in w}
+    return merged, {v for v in values if v not in inner and not _covered(v, cover, sources)}
 
 
 def _covered(value: str, spans: Mapping[int, IntervalSet], sources: Mapping[int, Source]) -> bool:

@@ -174,4 +174,4 @@ def test_an_argument_rule_leaves_out_the_paths_of_its_except_globs() -> None:
 
 def test_the_high_values_that_say_where_to_send_are_the_steering_ones() -> None:
     steering = [rule.id for rule in load_patterns().provenance.steering_values]
-    assert steering == ["phone-number"]
+    assert steering == ["phone-number", "nanp-phone-number"]

@@ -296,6 +296,7 @@ VARIANTS: list[tuple[str, str]] = [
     ("credit-card", f"amex {luhn('37', 15)}"),
     ("bip39-seed-phrase", "\n".join(f"{i}. {w}" for i, w in enumerate(mnemonic(b"\7" * 32), 1))),
     ("database-url-password", f"mongodb+srv://svc:{r(16)}@cluster0.mongodb.net/db"),
+    ("database-url-password", f"snowflake://svc_bi:{r(14)}@acme-prod.eu-central-1/ANALYTICS"),
     ("generic-assignment", f"api_key: {r(32, HEX)}"),
     (
         "pgpass-password",
