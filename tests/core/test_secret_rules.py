@@ -273,6 +273,8 @@ def _cases() -> dict[str, Case]:
         "netrc-password": case("machine api.example.com\n  login deploy\n  password {}\n", r(24), "machine api.example.com login deploy password changeme"),
         "pgpass-password": case("db-3.int.example.com:5432:app:svc_app:{}\n", r(20, ALNUM + "!#*+-=?@^_~"), "localhost:5432:app:app:postgres\n"),
         "generic-assignment": case('DB_PASSWORD="{}"', r(20, ALNUM + "!#%*+-=?@^_~"), 'password = os.environ["DB_PASSWORD"]'),
+        "quoted-password": case("fw01: user `bg-admin`, pass `{}`", r(16, ALNUM + "!#%*+-=?@^_~"), "pass `--refs-snapshot` when writing bitmaps"),
+        "totp-seed": case("TOTP seed `{}`", r(32, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"), "TOTP seed: see the vault"),
         "credit-card": case("card: {} exp 04/29", " ".join(re.findall("....", card)), f"card: {card[:-1]}{tail}"),
         "iban": case("IBAN: {}", " ".join(re.findall(".{1,4}", account)), f"IBAN: DE00{account[4:]}"),
         "bip39-seed-phrase": case("recovery phrase: {}", seed, f"recovery phrase: {bad_seed}"),
