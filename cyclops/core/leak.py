@@ -274,9 +274,14 @@ def _group(
     # A value inside pieces counted from any private text is counted there (the same password
     # in two files is counted for the earliest, the other file's copy dropped: see outermost);
     # one inside another value is counted with it (a phone number's ten digits inside its
-    # international form).
-    inner = {v for v in values for w in values if v != w and v in w}
+    # international form). Pairs are compared only for a call with few values: a hostile one
+    # with thousands would cost millions of comparisons to count a large leak a little less.
+    few = len(values) <= _MAX_NESTED_VALUES
+    inner = {v for v in values for w in values if v != w and v in w} if few else set()
     return merged, {v for v in values if v not in inner and not _covered(v, cover, sources)}
+
+
+_MAX_NESTED_VALUES = 64
 
 
 def _covered(value: str, spans: Mapping[int, IntervalSet], sources: Mapping[int, Source]) -> bool:
