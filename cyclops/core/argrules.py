@@ -13,7 +13,7 @@ from .regex import GlobSet, normalize_path
 from .rules import ArgumentRule
 from .types import ArgPath, Label
 
-__all__ = ["RuleMatches", "Spans", "match_rules"]
+__all__ = ["RuleMatches", "Spans", "match_rules", "rules_for"]
 
 Spans = tuple[tuple[int, int], ...]
 
@@ -35,21 +35,25 @@ ServiceHosts = Callable[[str], GlobSet | None]
 """The hosts a service named by one word serves from, if known (``jira``: ``*.atlassian.net``)."""
 
 
+def rules_for(rules: Sequence[ArgumentRule], tool_names: Sequence[str]) -> tuple[ArgumentRule, ...]:
+    """The rules that apply to a tool named ``tool_names`` (see ``regex.tool_names``)."""
+    return tuple(rule for rule in rules if any(map(rule.tools.matches_name, tool_names)))
+
+
 def match_rules(
     rules: Sequence[ArgumentRule],
-    tool_names: Sequence[str],
     args: Sequence[ArgLeaf],
     hosts: Mapping[ArgPath, tuple[str, ...]],
     service_hosts: ServiceHosts,
 ) -> RuleMatches:
-    """What the rules for a tool named ``tool_names`` say of its ``args`` (``hosts``: the
-    hosts each argument reaches; ``service_hosts``: see :data:`ServiceHosts`)."""
+    """What ``rules``, those for the call's tool (see :func:`rules_for`), say of its ``args``
+    (``hosts``: the hosts each argument reaches; ``service_hosts``: see :data:`ServiceHosts`)."""
     labels: set[Label] = set()
     rule_ids: list[str] = []
     located: dict[ArgPath, Spans] = {}
     instruction_only = False
     for rule in rules:
-        if not any(map(rule.tools.matches_name, tool_names)) or not _matches(rule, args):
+        if not _matches(rule, args):
             continue
         if rule.spares_own_service and _to_own_service(rule, args, hosts, service_hosts):
             continue

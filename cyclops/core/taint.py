@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
-from .argrules import Spans, match_rules
+from .argrules import Spans, match_rules, rules_for
 from .arguments import (
     ArgLeaf,
     command_hosts,
@@ -98,6 +98,12 @@ class Labeller:
         self.stages = lru_cache(maxsize=4096)(partial(self._is_one_of, settings.stage_tools))
         self._home_hosts = lru_cache(maxsize=1024)(self._hosts_of_roles)
         self._service_hosts = lru_cache(maxsize=1024)(self._hosts_of_service)
+        # Per tool and per argument key: the same few recur in every call of a session.
+        self._rules_for = lru_cache(maxsize=4096)(partial(rules_for, patterns.arguments))
+        egress = patterns.egress
+        self.is_url_key = lru_cache(maxsize=4096)(egress.url_keys.matches_name)
+        self._is_destination_key = lru_cache(maxsize=4096)(egress.destination_keys.matches_name)
+        self._is_sender_key = lru_cache(maxsize=4096)(egress.sender_keys.matches_name)
         self._key_hosts: dict[str, list[str]] = {}
         for rule in patterns.secrets:
             for word in rule.services:
@@ -253,7 +259,7 @@ class Labeller:
         reaching = args if capability.tool != READ_RESOURCE else self._network_uris(args)
         hosts = {leaf.path: found for leaf in reaching if (found := self.hosts_of(leaf))}
         names = self.tool_names(capability)
-        matched = match_rules(self._p.arguments, names, args, hosts, self._service_hosts)
+        matched = match_rules(self._rules_for(names), args, hosts, self._service_hosts)
         labels, rule_ids = set(matched.labels), list(matched.rule_ids)
         allowed, home = self._p.egress.allow_hosts, self._home_hosts(capability.server)
         outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
@@ -280,7 +286,7 @@ class Labeller:
         """The hosts an argument points at, lower-case: its URLs' (a value under a URL key may
         be a bare host), and those a command line under such a key sends to (``scp f u@h:``)."""
         egress = self._p.egress
-        in_url_key = egress.url_keys.matches_name(leaf.key)
+        in_url_key = self.is_url_key(leaf.key)
         if not (in_url_key or (self._reaches_host(leaf.value) and starts_with_url(leaf.value))):
             return ()
         hosts = list(hosts_in(leaf.value, bare=in_url_key))
@@ -319,15 +325,10 @@ class Labeller:
             located=found.located,
         )
 
-    def is_url_key(self, key: str) -> bool:
-        return self._p.egress.url_keys.matches_name(key)
-
     def is_destination(self, leaf: ArgLeaf) -> bool:
-        egress = self._p.egress
-        if not egress.destination_keys.matches_name(leaf.key):
+        if not self._is_destination_key(leaf.key):
             return False
-        senders = egress.sender_keys
-        return not any(isinstance(k, str) and senders.matches_name(k) for k in leaf.location)
+        return not any(isinstance(k, str) and self._is_sender_key(k) for k in leaf.location)
 
     def is_quantity(self, leaf: ArgLeaf) -> bool:
         """A plain number under a quantity key (``Line[0].Amount = 212.77``)."""
