@@ -19,7 +19,7 @@ Rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
@@ -104,6 +104,8 @@ class Labeller:
         self.is_url_key = lru_cache(maxsize=4096)(egress.url_keys.matches_name)
         self._is_destination_key = lru_cache(maxsize=4096)(egress.destination_keys.matches_name)
         self._is_sender_key = lru_cache(maxsize=4096)(egress.sender_keys.matches_name)
+        conditions = patterns.provenance.condition_keys
+        self._is_condition_key = lru_cache(maxsize=4096)(conditions.matches_name)
         self._key_hosts: dict[str, list[str]] = {}
         for rule in patterns.secrets:
             for word in rule.services:
@@ -328,7 +330,7 @@ class Labeller:
     def is_destination(self, leaf: ArgLeaf) -> bool:
         if not self._is_destination_key(leaf.key):
             return False
-        return not any(isinstance(k, str) and self._is_sender_key(k) for k in leaf.location)
+        return not _under(leaf, self._is_sender_key)
 
     def is_quantity(self, leaf: ArgLeaf) -> bool:
         """A plain number under a quantity key (``Line[0].Amount = 212.77``)."""
@@ -338,8 +340,7 @@ class Labeller:
 
     def is_condition(self, leaf: ArgLeaf) -> bool:
         """A value inside a rule's condition (``criteria.from`` of a mail filter)."""
-        keys = self._p.provenance.condition_keys
-        return any(isinstance(k, str) and keys.matches_name(k) for k in leaf.location)
+        return _under(leaf, self._is_condition_key)
 
     def is_opaque_key(self, key: str) -> bool:
         return self._p.provenance.opaque_id_keys.matches(key)
@@ -375,3 +376,8 @@ class Labeller:
         if not consequential or self.instruction_only(capability):
             return frozenset()
         return self._reader.requests.answered_by(capability.tool)
+
+
+def _under(leaf: ArgLeaf, is_key: Callable[[str], bool]) -> bool:
+    """Whether ``leaf`` sits under a key (at any depth, its own included) that ``is_key``."""
+    return any(isinstance(key, str) and is_key(key) for key in leaf.location)
