@@ -23,3 +23,14 @@ def test_ci_also_runs_the_linters() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert "ruff check" in ci
     assert "mypy" in ci
+
+
+def test_every_module_is_named_in_the_architecture_document() -> None:
+    document = (ROOT / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`(?:[\w/]+/)?(\w+\.py)`", document))
+    modules = {
+        path.name
+        for path in (ROOT / "cyclops").rglob("*.py")
+        if path.name not in {"__init__.py", "__main__.py"}
+    }
+    assert sorted(modules - named) == []
