@@ -1,6 +1,6 @@
 """Argument rules (``[[arguments]]`` in patterns.toml): label a call by what its arguments point
 at — a key's path, a command that prints the environment, a SQL statement that writes rows, a
-secret named by its variable."""
+secret named by its variable, a command line that only looks or runs the project's tests."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .arguments import ArgLeaf, command_words, registrable_domain, service_words
-from .regex import GlobSet, normalize_path
+from .commandline import simple_commands
+from .regex import GlobSet, SafeRegex, normalize_path
 from .rules import ArgumentRule
 from .types import ArgPath, Label
 
@@ -67,7 +68,7 @@ def match_rules(
 def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
     for leaf in args:
         own = rule.keys.matches(leaf.key)
-        under = rule.value_regexes and (own or _below_key(rule, leaf))
+        under = (rule.value_regexes or rule.command_regexes) and (own or _below_key(rule, leaf))
         if under and _value_matches(rule, leaf.value):
             return True
         if own:
@@ -85,8 +86,16 @@ def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
 
 
 def _value_matches(rule: ArgumentRule, value: str) -> bool:
-    return any(regex.search(value) for regex in rule.value_regexes) and not any(
-        regex.search(value) for regex in rule.except_regexes
+    matched = any(regex.search(value) for regex in rule.value_regexes) or (
+        bool(rule.command_regexes) and _every_command_matches(rule.command_regexes, value)
+    )
+    return matched and not any(regex.search(value) for regex in rule.except_regexes)
+
+
+def _every_command_matches(regexes: tuple[SafeRegex, ...], line: str) -> bool:
+    commands = simple_commands(line)
+    return bool(commands) and all(
+        any(regex.fullmatch(command) for regex in regexes) for command in commands or ()
     )
 
 

@@ -122,9 +122,10 @@ def _argument_rule(rule: TableReader) -> ArgumentRule:
         instruction_only=rule.boolean("instruction_only", False),
         except_regexes=regexes(rule, "except_regexes"),
         spares_own_service=rule.boolean("spares_own_service", False),
+        command_regexes=regexes(rule, "command_regexes"),
     )
-    if not parsed.path_globs and not parsed.value_regexes:
-        why = "an argument rule needs path globs or value regexes"
+    if not (parsed.path_globs or parsed.value_regexes or parsed.command_regexes):
+        why = "an argument rule needs path globs, value regexes or command regexes"
         rule.fail("path_globs", [], why, "list some path globs (or value_regexes)")
     if not parsed.labels and not parsed.instruction_only:
         why = "the rule would change nothing"

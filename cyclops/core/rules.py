@@ -112,7 +112,10 @@ class ArgumentRule:
     value regexes mark (``(?P<value>...)``) say: ``$OPENAI_API_KEY`` sent to api.openai.com."""
     except_regexes: tuple[SafeRegex, ...] = ()
     """A value under ``keys`` that one of these matches does not count for ``value_regexes``
-    (a "SELECT" that writes: ``SELECT ... INTO``, ``WITH ... DELETE``)."""
+    or ``command_regexes`` (a "SELECT" that writes: ``SELECT ... INTO``, ``WITH ... DELETE``)."""
+    command_regexes: tuple[SafeRegex, ...] = ()
+    """A value under ``keys`` matches when it is a command line whose every simple command
+    (see :mod:`.commandline`) one of these matches whole (``cd app && npm test``)."""
 
 
 @dataclass(frozen=True)

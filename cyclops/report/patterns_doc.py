@@ -140,6 +140,8 @@ def _argument(rule: ArgumentRule) -> list[str]:
         f"- Command-line keys: {_globs(rule.word_keys)}",
         f"- Path globs: {md.codes(g.pattern for g in rule.path_globs.globs)}",
         f"- Value regexes: {md.codes(r.pattern for r in rule.value_regexes)}",
+        f"- Command regexes (every command of a command line): "
+        f"{md.codes(r.pattern for r in rule.command_regexes)}",
         f"- Locator regexes (which records, not data): "
         f"{md.codes(r.pattern for r in rule.locator_regexes)}",
         f"- Values left out: {md.codes(r.pattern for r in rule.except_regexes)}",
@@ -151,7 +153,8 @@ def _argument(rule: ArgumentRule) -> list[str]:
 def _arguments(patterns: Patterns) -> list[str]:
     lines = ["## Argument rules", "", "A call gets the rule's labels when an argument points at"]
     lines.append("a path that matches one of its path globs, or holds a value that one of its")
-    lines.append("value regexes matches.")
+    lines.append("value regexes matches, or a command line whose every command one of its")
+    lines.append("command regexes matches whole.")
     for rule in patterns.arguments:
         lines += ["", *_argument(rule)]
     return lines
