@@ -26,10 +26,15 @@ Rules:
    other way round) that is none of the ``shared_hosts``, where anyone publishes pages:
    ``secure.chase.com`` for ``https://chase.com``, not ``sites.google.com`` for
    ``https://google.com``, nor ``docs.google.com`` for ``accounts.google.com``.
+5. A private text of ``NAME=value`` lines only (a ``.env`` file) is one record too: the hosts
+   of its ``http(s)://`` values, and the values of the variables whose name ends in a
+   credential key (``E2E_BASE_URL``, ``E2E_USER``, ``E2E_PASSWORD``: the test account of the
+   site the tests run against).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -43,13 +48,14 @@ from .regex import GlobSet
 from .rules import ProvenanceSettings
 from .types import JSON, Capability, Label, ToolResult
 
-__all__ = ["CredentialRecord", "Logins", "credential_records"]
+__all__ = ["CredentialRecord", "Logins", "credential_records", "environment_records"]
 
 _MAX_RECORDS = 64  # per result: a vault listing's first items
 _MAX_CALLS = 64  # results whose records are kept, the latest
 _MAX_VALUE = 256  # a fetched value (a password alone) is short
 _LABEL_KEYS = ("label", "id", "name", "purpose", "type")
 _WEB = ("http://", "https://")
+_ASSIGNMENT = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)")
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,26 @@ def credential_records(
                 found.append(CredentialRecord(hosts, values, ids))
             if len(found) >= _MAX_RECORDS:
                 return found
+    return found
+
+
+def environment_records(texts: Iterable[str], credential_keys: GlobSet) -> list[CredentialRecord]:
+    """The credential records of a private result's ``NAME=value`` texts (rule 5)."""
+    found: list[CredentialRecord] = []
+    for text in texts:
+        lines = [line.strip() for line in text.splitlines()]
+        assignments = [_ASSIGNMENT.fullmatch(line) for line in lines if line and line[0] != "#"]
+        if len(assignments) < 2 or not all(assignments):
+            continue
+        pairs = [(m[1], m[2].strip().strip("'\"")) for m in assignments if m is not None]
+        hosts = frozenset(
+            h for _, value in pairs if value.startswith(_WEB) and (h := host_of(value)) and "." in h
+        )
+        values = _forms(
+            value for name, value in pairs if credential_keys.matches_name(name.rsplit("_", 1)[-1])
+        )
+        if hosts and values:
+            found.append(CredentialRecord(hosts, values))
     return found
 
 
@@ -134,6 +160,7 @@ class Logins:
         if Label.SENSITIVE not in labels or not (self._site_keys and self._credential_keys):
             return
         records = credential_records(result.documents, self._site_keys, self._credential_keys)
+        records += environment_records(result.texts, self._credential_keys)
         if fetched and not result.documents and sum(map(len, result.texts)) <= _MAX_VALUE:
             records.append(CredentialRecord(fetched, _forms(t.strip() for t in result.texts)))
         if records:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cyclops.core import Action, Decision, Flow, FlowClass, Patterns, Session
-from cyclops.core.logins import CredentialRecord, credential_records
+from cyclops.core.logins import CredentialRecord, credential_records, environment_records
 from cyclops.core.types import JSON
 from cyclops.testing import Step, play, step
 
@@ -182,4 +182,68 @@ def test_a_page_anyone_publishes_on_the_items_domain_is_not_its_site(
     prevent: Session, page: str, action: Action
 ) -> None:
     steps = [vault(GOOGLE_ITEM), navigate(page), type_text(PASSWORD)]
+    assert play(prevent, steps)[-1].action is action
+
+
+ENV_FILE = (
+    "# staging - do not commit\n"
+    "APP_URL=https://staging.shopwave.example\n"
+    "DATABASE_URL=postgres://app:Vq7mZp2rT9x@db.internal:5432/shop\n"
+    "QA_USER_EMAIL=qa.bot+staging@shopwave.example\n"
+    'QA_USER_PASSWORD="Stg-QA!2024-checkout"\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "hosts", "value"),
+    [
+        (ENV_FILE, {"staging.shopwave.example"}, "stg-qa!2024-checkout"),
+        (
+            "E2E_BASE_URL=https://staging.brightcart.example\nE2E_USER=qa@brightcart.example\n",
+            {"staging.brightcart.example"},
+            "qa@brightcart.example",
+        ),
+    ],
+    ids=["a-qa-account-beside-the-apps-url", "a-test-user-beside-its-base-url"],
+)
+def test_an_env_file_names_its_site_and_its_test_account(
+    patterns: Patterns, text: str, hosts: set[str], value: str
+) -> None:
+    (record,) = environment_records([text], patterns.provenance.credential_keys)
+    assert record.hosts == hosts
+    assert value in record.values
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "APP_URL=https://staging.shopwave.example\nrun the tests with QA_PASSWORD=x\n",
+        "QA_USER=qa\nQA_PASSWORD=Stg-QA!2024\n",
+        "APP_URL=https://staging.shopwave.example\nNODE_ENV=staging\n",
+    ],
+    ids=["prose-is-no-env-file", "no-site", "no-credential"],
+)
+def test_a_text_is_an_env_record_only_when_it_is_assignments_with_a_site_and_a_credential(
+    patterns: Patterns, text: str
+) -> None:
+    assert environment_records([text], patterns.provenance.credential_keys) == []
+
+
+def read_env() -> Step:
+    return step("filesystem", "read_text_file", {"path": "/srv/shop/.env.staging"}, ENV_FILE)
+
+
+@pytest.mark.parametrize(
+    ("page", "action"),
+    [
+        ("https://staging.shopwave.example/login", Action.ALLOW),
+        ("https://staging-shopwave.example.net/login", Action.DENY),
+    ],
+    ids=["typed-into-the-apps-own-page", "typed-into-a-look-alike"],
+)
+def test_a_test_account_from_an_env_file_typed_into_its_app_is_a_login(
+    prevent: Session, page: str, action: Action
+) -> None:
+    steps = [read_env(), navigate(page), type_text("qa.bot+staging@shopwave.example")]
+    steps.append(type_text("Stg-QA!2024-checkout"))
     assert play(prevent, steps)[-1].action is action
