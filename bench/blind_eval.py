@@ -80,6 +80,7 @@ ROUNDS = {
     "round 23": ("asb", "mcpbench", "webagent"),
     "round 24": ("multiagent", "knowledge", "mobile"),
     "round 25": ("kyc", "callcenter", "devtools"),
+    "round 26": ("terminal", "infra", "qa"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
