@@ -64,7 +64,7 @@ U, S, E, P = Label.UNTRUSTED, Label.SENSITIVE, Label.EGRESS, Label.PRIVILEGED
         ("hubspot", "hubspot-search-objects", {"objectType": "tickets"}, {U, S}),
         ("hubspot", "hubspot-search-objects", {"objectType": "invoices"}, {S}),
         # a terminal: commands written run; what is read back is what programs printed
-        ("iterm", "write_to_terminal", {"command": "npm install"}, {P}),
+        ("iterm", "write_to_terminal", {"command": "npm install"}, {P, U}),  # prints its scripts
         ("iterm", "read_terminal_output", {"linesOfOutput": 25}, {U}),
         # what sits in Downloads came from someone else
         ("pdf-reader", "read_pdf", {"sources": [{"path": "/Users/m/Downloads/a.pdf"}]}, {U}),
