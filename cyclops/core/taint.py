@@ -189,6 +189,20 @@ class Labeller:
         roles, names = self.roles_of(capability.server), self.tool_names(capability)
         return _PRIVILEGED if acts_on_admin_page(roles, names, address) else frozenset()
 
+    def reaches_only_allowed_hosts(
+        self, capability: Capability, arg_labels: ArgumentLabels, address: str | None
+    ) -> bool:
+        """Whether a browser's call reaches only hosts that ``[egress] allow_hosts`` allows:
+        every host its arguments name (a URL to open) or, naming none, the page it has open
+        (text typed into the local dev server's login form goes nowhere)."""
+        if not any(role.page_actions for role in self.roles_of(capability.server)):
+            return False
+        named = [host for hosts in arg_labels.hosts.values() for host in hosts]
+        if not named and address is not None:
+            named = list(hosts_in(address, bare=False))
+        allowed = self._p.egress.allow_hosts
+        return bool(named) and all(map(allowed.matches, named))
+
     def _is_one_of(self, globs: GlobSet, capability: Capability) -> bool:
         return any(map(globs.matches_name, self.tool_names(capability)))
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from cyclops.core import Action, Decision, Flow, FlowClass, Patterns, Session
+from cyclops.core import Action, Decision, Flow, FlowClass, Label, Patterns, Session
 from cyclops.core.logins import CredentialRecord, credential_records, environment_records
 from cyclops.core.types import JSON
 from cyclops.testing import Step, play, step
@@ -247,3 +247,30 @@ def test_a_test_account_from_an_env_file_typed_into_its_app_is_a_login(
     steps = [read_env(), navigate(page), type_text("qa.bot+staging@shopwave.example")]
     steps.append(type_text("Stg-QA!2024-checkout"))
     assert play(prevent, steps)[-1].action is action
+
+
+@pytest.mark.parametrize(
+    ("page", "action"),
+    [
+        ("http://localhost:3000/login", Action.ALLOW),
+        ("http://127.0.0.1:8000/login", Action.ALLOW),
+        ("https://localhost.example.net/login", Action.DENY),
+    ],
+    ids=["the-local-dev-server", "the-loopback-address", "a-host-named-like-it"],
+)
+def test_what_a_browser_types_into_a_page_of_an_allowed_host_goes_nowhere(
+    prevent: Session, page: str, action: Action
+) -> None:
+    """The `[egress] allow_hosts` (localhost) are no destination for a browser either: a test
+    account typed into the local dev server's login form is not sent anywhere."""
+    steps = [
+        step("fetch", "fetch", {"url": "https://forum.example/t/1"}, "Try logging in first."),
+        step(
+            "filesystem", "read_text_file", {"path": "/srv/app/.env.test"}, "PASS=Tr4ck-Lime-22\n"
+        ),
+        navigate(page),
+        type_text("Tr4ck-Lime-22"),
+    ]
+    decisions = play(prevent, steps)
+    assert decisions[-1].action is action
+    assert (Label.EGRESS in decisions[2].labels) is (action is Action.DENY)
