@@ -81,6 +81,7 @@ ROUNDS = {
     "round 24": ("multiagent", "knowledge", "mobile"),
     "round 25": ("kyc", "callcenter", "devtools"),
     "round 26": ("terminal", "infra", "qa"),
+    "round 27": ("notebooks", "inbox", "ide"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
