@@ -10,18 +10,24 @@ Rules:
    substitution (parentheses outside quotes), a here-document, an unclosed quote, or output
    redirected into a file. Output thrown away or joined to another stream (``> /dev/null``,
    ``2>&1``) and input read from a file (``< in.txt``) are dropped from the command.
+3. A line longer than ``MAX_LINE`` characters is unreadable too: no routine command is that
+   long, and reading it character by character would cost a hostile argument's size.
 """
 
 from __future__ import annotations
 
-__all__ = ["simple_commands"]
+__all__ = ["MAX_LINE", "simple_commands"]
 
+MAX_LINE = 16384
 _SEPARATORS = frozenset(";&|\n")
+_TARGET_ENDS = _SEPARATORS | {"<", ">"}
 _DISCARDS = frozenset({"/dev/null", "&1", "&2", "&-"})
 
 
 def simple_commands(line: str) -> list[str] | None:
     """The simple commands of ``line``, stripped, or None if it does more than run them."""
+    if len(line) > MAX_LINE:
+        return None
     commands: list[str] = []
     current: list[str] = []
     at, end = 0, len(line)
@@ -85,7 +91,7 @@ def _redirection_end(line: str, at: int, current: list[str]) -> int:
     while at < len(line) and line[at] in " \t":
         at += 1
     start = at
-    while at < len(line) and not line[at].isspace() and line[at] not in _SEPARATORS | {"<", ">"}:
+    while at < len(line) and not line[at].isspace() and line[at] not in _TARGET_ENDS:
         at += 1
     target = line[start:at]
     if line.startswith("&", start):  # ``>&2``: the target runs to the next separator

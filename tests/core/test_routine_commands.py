@@ -10,8 +10,12 @@ import json
 import pytest
 
 from cyclops.core import Action, FlowClass, Label, Patterns, Session
-from cyclops.core.commandline import simple_commands
+from cyclops.core.commandline import MAX_LINE, simple_commands
 from cyclops.testing import Step, labels_before_running, play, step
+
+
+def test_a_command_line_longer_than_any_routine_one_is_refused() -> None:
+    assert simple_commands("ls " + "a" * MAX_LINE) is None
 
 
 @pytest.mark.parametrize(
