@@ -66,9 +66,11 @@ def match_rules(
 
 
 def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
+    if rule.command_regexes:
+        return _every_line_matches(rule, args)
     for leaf in args:
         own = rule.keys.matches(leaf.key)
-        under = (rule.value_regexes or rule.command_regexes) and (own or _below_key(rule, leaf))
+        under = rule.value_regexes and (own or _below_key(rule, leaf))
         if under and _value_matches(rule, leaf.value):
             return True
         if own:
@@ -86,10 +88,22 @@ def _matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
 
 
 def _value_matches(rule: ArgumentRule, value: str) -> bool:
-    matched = any(regex.search(value) for regex in rule.value_regexes) or (
-        bool(rule.command_regexes) and _every_command_matches(rule.command_regexes, value)
+    return any(regex.search(value) for regex in rule.value_regexes) and not _excepted(rule, value)
+
+
+def _excepted(rule: ArgumentRule, value: str) -> bool:
+    return any(regex.search(value) for regex in rule.except_regexes)
+
+
+def _every_line_matches(rule: ArgumentRule, args: Sequence[ArgLeaf]) -> bool:
+    """For a rule of ``command_regexes``: whether the call has values under the rule's keys and
+    every one is a command line whose every command a regex matches whole (a program's
+    arguments passed apart, ``{"command": "yarn", "args": ["add", "x"]}``, are values too)."""
+    lines = [leaf.value for leaf in args if rule.keys.matches(leaf.key) or _below_key(rule, leaf)]
+    return bool(lines) and all(
+        _every_command_matches(rule.command_regexes, line) and not _excepted(rule, line)
+        for line in lines
     )
-    return matched and not any(regex.search(value) for regex in rule.except_regexes)
 
 
 def _every_command_matches(regexes: tuple[SafeRegex, ...], line: str) -> bool:

@@ -114,8 +114,9 @@ class ArgumentRule:
     """A value under ``keys`` that one of these matches does not count for ``value_regexes``
     or ``command_regexes`` (a "SELECT" that writes: ``SELECT ... INTO``, ``WITH ... DELETE``)."""
     command_regexes: tuple[SafeRegex, ...] = ()
-    """A value under ``keys`` matches when it is a command line whose every simple command
-    (see :mod:`.commandline`) one of these matches whole (``cd app && npm test``)."""
+    """The rule matches a call whose every value under ``keys`` is a command line whose every
+    simple command (see :mod:`.commandline`) one of these matches whole (``cd app && npm
+    test``); such a rule judges nothing else."""
 
 
 @dataclass(frozen=True)

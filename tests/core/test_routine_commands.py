@@ -229,3 +229,18 @@ def test_a_token_sent_where_a_dependencys_readme_asked_is_exfiltration(detect: S
     ]
     flows = {f.flow_class for f in play(detect, steps)[-1].flows}
     assert FlowClass.EXFILTRATION in flows
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"command": "yarn", "args": ["add", "acme/platform-admins"]},
+        {"commands": ["git status", "git push origin --delete release/2.x"]},
+    ],
+    ids=["a-program-with-its-arguments-apart", "a-routine-command-beside-another"],
+)
+def test_a_call_is_routine_only_when_every_command_it_carries_is(
+    detect: Session, arguments: dict[str, object]
+) -> None:
+    steps = [issue(), step("shell", "run_command", arguments, "ok")]
+    assert agency(detect, steps)
