@@ -40,7 +40,7 @@ from .redact import changed_paths, redaction
 from .results import to_tool_result
 from .rules import Patterns
 from .staging import Staging
-from .taint import ArgumentLabels, Labeller
+from .taint import Labeller
 from .types import (
     JSON,
     Action,
@@ -141,18 +141,6 @@ class Session:
         """The names of the roles ``server`` has now (declared, matched or learned)."""
         return tuple(role.name for role in self._labeller.roles_of(server))
 
-    def _call_labels(self, capability: Capability, arg_labels: ArgumentLabels) -> frozenset[Label]:
-        """A call's labels from its roles, its arguments and the page its browser has open; a
-        browser that reaches only allowed hosts sends nothing out."""
-        labels = self._labeller.static_labels(capability) | arg_labels.labels
-        page = self._logins.address(capability.server)
-        labels |= self._labeller.page_labels(capability, page)
-        if Label.EGRESS in labels and self._labeller.reaches_only_allowed_hosts(
-            capability, arg_labels, page
-        ):
-            labels -= {Label.EGRESS}
-        return labels
-
     def decide(self, call: ToolCall) -> Decision:
         index = self._next
         self._next += 1
@@ -160,14 +148,15 @@ class Session:
         self._labeller.learn_tools(call.server, (call.tool,))
         args = leaves(call.arguments)
         arg_labels = self._labeller.argument_labels(call.capability, args)
-        labels = self._call_labels(call.capability, arg_labels)
+        page = self._logins.address(call.server)
+        labels = self._labeller.call_labels(call.capability, arg_labels, page)
         place = self._labeller.place(call.capability, args, arg_labels)
         labels, place = self._containers.settle(call.capability, labels, arg_labels.labels, place)
         self._prov.add_call(index, call.capability, labels, place, args)
         self._prov.add_influence(index)
         # A browser sent only to allowed hosts (the local dev server) has that page open too.
-        named = arg_labels.egress_hosts or tuple(h for hs in arg_labels.hosts.values() for h in hs)
-        self._logins.sent(index, named, (leaf.value for leaf in args))
+        hosts = arg_labels.egress_hosts or arg_labels.named_hosts
+        self._logins.sent(index, hosts, (leaf.value for leaf in args))
         egress = Label.EGRESS in labels
         shape = self._labeller.call_shape(call.capability, args, labels, arg_labels)
         shape = self._containers.addressed(call.capability, place, shape)

@@ -73,6 +73,9 @@ class ArgumentLabels:
     instruction_only: bool = False
     """A rule that matched makes a privileged call count only after content that addressed
     the agent (a SQL read)."""
+    named_hosts: tuple[str, ...] = ()
+    """Every host the arguments point at, in order of appearance, once (the allowlist not
+    applied)."""
 
 
 class Labeller:
@@ -181,27 +184,23 @@ class Labeller:
             labels.discard(Label.SENSITIVE)
         return frozenset(labels)
 
-    def page_labels(self, capability: Capability, address: str | None) -> frozenset[Label]:
-        """Privileged, for a browser acting on the page at ``address`` (the one it has open)
-        when that page is an admin page (see :mod:`.pages`)."""
-        if address is None:
-            return frozenset()
-        roles, names = self.roles_of(capability.server), self.tool_names(capability)
-        return _PRIVILEGED if acts_on_admin_page(roles, names, address) else frozenset()
-
-    def reaches_only_allowed_hosts(
-        self, capability: Capability, arg_labels: ArgumentLabels, address: str | None
-    ) -> bool:
-        """Whether a browser's call reaches only hosts that ``[egress] allow_hosts`` allows:
-        every host its arguments name (a URL to open) or, naming none, the page it has open
-        (text typed into the local dev server's login form goes nowhere)."""
-        if not any(role.page_actions for role in self.roles_of(capability.server)):
-            return False
-        named = [host for hosts in arg_labels.hosts.values() for host in hosts]
-        if not named and address is not None:
-            named = list(hosts_in(address, bare=False))
-        allowed = self._p.egress.allow_hosts
-        return bool(named) and all(map(allowed.matches, named))
+    def call_labels(
+        self, capability: Capability, arg_labels: ArgumentLabels, page: str | None
+    ) -> frozenset[Label]:
+        """A call's labels from its roles and its arguments, and for a browser from the page it
+        has open (``page``): privileged when a page action acts on an admin page (see
+        :mod:`.pages`); no egress when it reaches only ``[egress] allow_hosts``, by the hosts
+        its arguments name or, naming none, the page's (typing into the local dev server's
+        login form sends nothing out)."""
+        labels = self.static_labels(capability) | arg_labels.labels
+        roles = self.roles_of(capability.server)
+        if page is not None and acts_on_admin_page(roles, self.tool_names(capability), page):
+            labels |= _PRIVILEGED
+        if Label.EGRESS in labels and any(role.page_actions for role in roles):
+            named = arg_labels.named_hosts or tuple(hosts_in(page or "", bare=False))
+            if named and all(map(self._p.egress.allow_hosts.matches, named)):
+                labels -= {Label.EGRESS}
+        return labels
 
     def _is_one_of(self, globs: GlobSet, capability: Capability) -> bool:
         return any(map(globs.matches_name, self.tool_names(capability)))
@@ -278,15 +277,15 @@ class Labeller:
         matched = match_rules(self._rules_for(names), args, hosts, self._service_hosts)
         labels, rule_ids = set(matched.labels), list(matched.rule_ids)
         allowed, home = self._p.egress.allow_hosts, self._home_hosts(capability.server)
-        outside = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
+        named = tuple(dict.fromkeys(h for found in hosts.values() for h in found))
         outside = tuple(
-            h for h in outside if not (allowed.matches(h) or (home is not None and home.matches(h)))
+            h for h in named if not (allowed.matches(h) or (home is not None and home.matches(h)))
         )
         if outside:
             labels |= self._p.egress.url_labels
             rule_ids.append("egress-url")
         ids, only = tuple(rule_ids), matched.instruction_only
-        return ArgumentLabels(frozenset(labels), ids, outside, hosts, matched.located, only)
+        return ArgumentLabels(frozenset(labels), ids, outside, hosts, matched.located, only, named)
 
     def _network_uris(self, args: Sequence[ArgLeaf]) -> list[ArgLeaf]:
         """The arguments of a resource read whose URI reaches a host (``https://``), not one
