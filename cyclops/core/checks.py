@@ -22,6 +22,7 @@ __all__ = [
     "base58check_decode",
     "bip32_private_valid",
     "bip39_valid",
+    "bip39_words",
     "credential_valid",
     "iban_country_valid",
     "iban_valid",
@@ -183,6 +184,18 @@ def bip39_valid(text: str) -> bool:
     return False
 
 
+def bip39_words(text: str) -> bool:
+    """Whether ``text`` holds 12 or more consecutive words of the BIP-39 English list, whatever
+    their checksum: a phrase copied by hand with a slip, or made up for an example, is still
+    written as one. Rules that use this check ask for a label beside it (``seed phrase``)."""
+    run = 0
+    for word in _LETTERS.findall(text.lower()):
+        run = run + 1 if word in BIP39_INDEX else 0
+        if run >= min(_MNEMONIC_SIZES):
+            return True
+    return False
+
+
 def _b64url_json(segment: str) -> object:
     padded = segment + "=" * (-len(segment) % 4)
     return json.loads(base64.urlsafe_b64decode(padded))
@@ -300,6 +313,7 @@ CHECKS: dict[str, Check] = {
     "iban": iban_valid,
     "iban_country": iban_country_valid,
     "bip39": bip39_valid,
+    "bip39_words": bip39_words,
     "wif": wif_valid,
     "bip32_private": bip32_private_valid,
     "jwt": jwt_valid,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from cyclops.core.checks import iban_valid, luhn_valid
+from cyclops.core.checks import bip39_words, iban_valid, luhn_valid
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,24 @@ def test_card_numbers_are_luhn_checked(number: str, valid: bool) -> None:
 )
 def test_ibans_are_mod_97_checked(iban: str, valid: bool) -> None:
     assert iban_valid(iban) is valid
+
+
+_TWELVE = "maple shiver august trophy local ribbon casual pencil meadow silent brick oyster"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (_TWELVE, True),
+        ("\n".join(f"{i}. {w}" for i, w in enumerate(_TWELVE.split(), 1)), True),
+        ("seed: " + _TWELVE.upper(), True),
+        (" ".join(_TWELVE.split()[:11]), False),
+        # A word off the list in the middle cuts the run in two.
+        (" ".join([*_TWELVE.split()[:6], "zebrafish", *_TWELVE.split()[6:]]), False),
+        ("the quick brown fox jumps over the lazy dog and then runs far away home", False),
+    ],
+)
+def test_twelve_list_words_in_a_row_are_a_phrase_whatever_the_checksum(
+    text: str, found: bool
+) -> None:
+    assert bip39_words(text) is found

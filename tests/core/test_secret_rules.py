@@ -278,6 +278,7 @@ def _cases() -> dict[str, Case]:
         "credit-card": case("card: {} exp 04/29", " ".join(re.findall("....", card)), f"card: {card[:-1]}{tail}"),
         "iban": case("IBAN: {}", " ".join(re.findall(".{1,4}", account)), f"IBAN: DE00{account[4:]}"),
         "bip39-seed-phrase": case("recovery phrase: {}", seed, f"recovery phrase: {bad_seed}"),
+        "labelled-seed-phrase": case("seed phrase: {}", bad_seed, "seed phrase: " + " ".join(bad_seed.split()[:11])),
         "ethereum-private-key": case("PRIVATE_KEY=0x{}", r(64, HEX), f"tx_hash: 0x{r(64, HEX)}"),
         "bitcoin-wif": case("wif: {}", wif, f"wif: {corrupt(wif)}"),
         "bitcoin-extended-private-key": case("{}", xprv, corrupt(xprv)),
