@@ -266,6 +266,7 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         # a tool named after its server is known by the rest of its name
         ("GitHub", "GitHubCreateIssue", {"title": "x"}, {E}),
         ("GitHub", "GitHubDeleteRepository", {"repo": "x"}, {P}),
+        ("GitHub", "GitHubReadIssue", {"repo_id": "o/r", "issue_id": "212"}, {U}),
         ("Gmail", "GmailSendEmail", {"to": "a@b.example"}, {E}),
         ("teams", "teams_get_channel_messages", {"channel": "x"}, {U, S}),
         ("google-calendar", "GoogleCalendarReadEvents", {}, {U, S}),
