@@ -267,6 +267,16 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("GitHub", "GitHubCreateIssue", {"title": "x"}, {E}),
         ("GitHub", "GitHubDeleteRepository", {"repo": "x"}, {P}),
         ("GitHub", "GitHubReadIssue", {"repo_id": "o/r", "issue_id": "212"}, {U}),
+        # tau-bench's retail and airline servers: orders and tickets changed after they were placed
+        ("retail", "modify_pending_order_address", {"order_id": "#W1", "city": "Newark"}, {P}),
+        ("retail", "exchange_delivered_order_items", {"order_id": "#W1"}, {P}),
+        ("retail", "modify_user_address", {"user_id": "u1", "city": "Newark"}, {P}),
+        ("airline", "update_reservation_passengers", {"reservation_id": "R1"}, {P, S}),
+        ("airline", "send_certificate", {"user_id": "u1", "amount": 400}, {P, E}),
+        # an account's record on its shop's backend: private, and the shop's own
+        ("retail", "get_user_details", {"user_id": "u1"}, {S}),
+        # a restaurant's booking updated (a table, a note) is no ticket changed
+        ("opentable", "update_reservation", {"reservation_id": "R1", "note": "window"}, {S}),
         ("Gmail", "GmailSendEmail", {"to": "a@b.example"}, {E}),
         ("teams", "teams_get_channel_messages", {"channel": "x"}, {U, S}),
         ("google-calendar", "GoogleCalendarReadEvents", {}, {U, S}),
