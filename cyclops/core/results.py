@@ -277,10 +277,7 @@ class _KeyedLines:
 @lru_cache(maxsize=1)  # the text's pieces and its fields are read one after the other
 def _parsed(text: str) -> JSON:
     """``text`` as JSON when it is an object or an array, else None (also when it is too deep
-    to parse: then it is read as text). A short heading line before it (``Extracted
-    content:``, ``### Result``: how servers introduce what a page or a script gave) is no part
-    of the document. Shared: never changed by its readers."""
-    text = _without_heading(text)
+    to parse: then it is read as text). Shared: never changed by its readers."""
     if text.lstrip()[:1] not in ("{", "[") or len(text) > _MAX_JSON_TEXT:
         return None
     try:
@@ -288,26 +285,6 @@ def _parsed(text: str) -> JSON:
     except (ValueError, RecursionError):
         return None
     return parsed
-
-
-_MAX_HEADING = 80
-
-
-def _without_heading(text: str) -> str:
-    """``text`` after its first line, when that line is a short heading (it ends with a colon
-    or is a markdown heading) and a JSON object or array starts on the next; else ``text``."""
-    if text[:1] in ("{", "["):
-        return text
-    heading, newline, rest = text.partition("\n")
-    heading = heading.strip()
-    if (
-        newline
-        and len(heading) <= _MAX_HEADING
-        and (heading.endswith(":") or heading.startswith("#"))
-        and rest.lstrip()[:1] in ("{", "[")
-    ):
-        return rest
-    return text
 
 
 def _python_literal(text: str) -> JSON:

@@ -89,27 +89,6 @@ def test_values_under_private_keys_stay_in_the_text_and_are_noted_too() -> None:
     assert (reduced.ids, reduced.private) == ((("r_1",),), (("4532987654321098", "123"),))
 
 
-@pytest.mark.parametrize("heading", ["Extracted content:", "### Result", "  Result:  "])
-def test_json_under_a_short_heading_line_is_read_as_json(heading: str) -> None:
-    text = heading + "\n" + json.dumps({"id": "r_1", "ssn": "521-38-9046", "name": "Dana"})
-    reduced = to_tool_result(text, lambda key: key == "id", lambda key: key == "ssn")
-    assert reduced.texts == ("521-38-9046\nDana",)
-    assert reduced.private == (("521-38-9046",),)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        'A sentence that goes on and says nothing of a heading\n{"ssn": "521-38-9046"}',
-        'Result:\nnot json {"ssn": "521-38-9046"}',
-        "x" * 90 + ':\n{"ssn": "521-38-9046"}',
-    ],
-)
-def test_json_after_anything_but_a_short_heading_is_text(text: str) -> None:
-    reduced = to_tool_result(text, lambda key: False, lambda key: key == "ssn")
-    assert reduced.private == ()
-
-
 def test_every_short_value_of_json_text_is_noted_ids_included() -> None:
     text = json.dumps({"holdings": [{"id": "h1", "ticker": "AAPL", "quantity": 150}], "ok": True})
     reduced = to_tool_result(text, lambda key: key == "id")
