@@ -273,8 +273,6 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("retail", "modify_user_address", {"user_id": "u1", "city": "Newark"}, {P}),
         ("airline", "update_reservation_passengers", {"reservation_id": "R1"}, {P, S}),
         ("airline", "send_certificate", {"user_id": "u1", "amount": 400}, {P, E}),
-        # an account's record on its shop's backend: private, and the shop's own
-        ("retail", "get_user_details", {"user_id": "u1"}, {S}),
         # a restaurant's booking updated (a table, a note) is no ticket changed
         ("opentable", "update_reservation", {"reservation_id": "R1", "note": "window"}, {S}),
         ("Gmail", "GmailSendEmail", {"to": "a@b.example"}, {E}),
