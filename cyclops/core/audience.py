@@ -9,17 +9,20 @@ Rules:
    blank line (``From: Bob <bob@x.example>``, ``sender: ...`` in YAML). A ``To:`` line in a
    body is no field.
 3. The audience is every e-mail address on those fields, case-folded.
+4. Who asked for a ticket may sit deeper in its JSON (Zendesk's ``via.source.from.address``,
+   the address an e-mailed ticket came from): a dotted path is followed, key by key (names
+   case-folded), in a result that is one JSON object only.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
 from .arguments import emails_in
 
-__all__ = ["message_audience"]
+__all__ = ["addresses_at", "message_audience"]
 
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 _MAX_CHARS = 65536  # a message's fields are near its start; a huge result is not read whole
@@ -73,3 +76,25 @@ def _field_lines(senders: tuple[str, ...], recipients: tuple[str, ...]) -> re.Pa
     return re.compile(
         rf"""(?im)^[ \t]*["']?(?:(?P<sender>{names})|{others})["']?[ \t]*[:=](?P<value>.*)$"""
     )
+
+
+def addresses_at(documents: Sequence[object], paths: Collection[str]) -> frozenset[str]:
+    """The e-mail addresses at dotted ``paths`` (case-folded names) of a result that is one
+    JSON object (rule 4); empty for anything else."""
+    if len(documents) != 1 or not isinstance(documents[0], Mapping):
+        return frozenset()
+    found: set[str] = set()
+    for path in paths:
+        value = _at_path(documents[0], path.split("."))
+        if isinstance(value, str):
+            found |= emails_in(value)
+    return frozenset(found)
+
+
+def _at_path(value: object, names: Sequence[str]) -> object:
+    """The value under ``names`` (case-folded), key by key; None where one is missing."""
+    for name in names:
+        if not isinstance(value, Mapping):
+            return None
+        value = next((v for k, v in value.items() if str(k).casefold() == name), None)
+    return value

@@ -22,7 +22,8 @@ repository with its visibility (``{"full_name": "octo/tool", "private": false}``
    only once the session has read from that container (an issue, a file: the user works
    there). A name says nothing of the owner: ``mallory/cli`` is not where ``~/work/cli`` came
    from. A read names its container itself.
-6. A result that is one ticket names who asked for it (a role's ``requester_fields``): a
+6. A result that is one ticket names who asked for it (a role's ``requester_fields``, fields
+   or dotted paths into its JSON: an e-mailed Zendesk ticket's ``via.source.from.address``): a
    write into that ticket (a comment) goes to them, as a mail goes to its recipients, so what
    is theirs sent there only (a record whose audience they are) is no leak. A comment on a
    ticket not read in the session goes to no one known.

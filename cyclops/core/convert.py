@@ -15,12 +15,13 @@ from .tomlreader import TableReader
 from .types import Label
 
 __all__ = [
-    "check", "field_names", "globs", "labels", "marked_regexes", "path_globs", "regex", "regexes",
-    "words",
+    "check", "field_names", "field_paths", "globs", "labels", "marked_regexes", "path_globs",
+    "regex", "regexes", "words",
 ]  # fmt: skip
 
 _LABELS = [label.value for label in Label]
 _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+_FIELD_PATH = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}(?:\.[A-Za-z][A-Za-z0-9_-]{0,63}){0,7}")
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -85,6 +86,17 @@ def field_names(reader: TableReader, key: str) -> tuple[str, ...]:
     for name in names:
         if not _FIELD_NAME.fullmatch(name):
             reader.fail(key, name, "not a header field name", "use letters, digits, - and _")
+    return tuple(name.casefold() for name in names)
+
+
+def field_paths(reader: TableReader, key: str) -> tuple[str, ...]:
+    """JSON field names, or dotted paths to nested fields (``via.source.from.address``),
+    case-folded."""
+    names = reader.strings(key, ())
+    for name in names:
+        if not _FIELD_PATH.fullmatch(name):
+            fix = "use letters, digits, - and _, and dots between nested names"
+            reader.fail(key, name, "not a field name or a dotted path", fix)
     return tuple(name.casefold() for name in names)
 
 

@@ -9,7 +9,8 @@ Rules:
    (``list_customers(email=...)``, ``... WHERE c.email = '...'``): the address owns its result.
 2. A read whose arguments name no address, and whose every identifier (a customer id, an order
    number) is found in the result of a read one address owns, looks up records of that
-   address too (a customer's id from the customer lookup, then her invoices).
+   address too (a customer's id from the customer lookup, then her invoices). The lookup's
+   result counts labelled or not: a bare user id found by an address is neither.
 3. A result that names another e-mail address than its owner's is not one owner's records (a
    listing of several customers): it has no owner; nor has a result of more than 1 MB.
 4. The owners of the latest ``MAX_OWNED`` calls, and the first 16 KB of the texts of the latest

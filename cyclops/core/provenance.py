@@ -328,9 +328,11 @@ class Provenance:
             capability = self.capability(index)
             if capability is not None:
                 self.context.note_untrusted(index, capability)
+        # A lookup's result is kept even unlabelled: a customer's id found by her address
+        # makes the records read by that id hers (see :mod:`.owners`, rule 2).
+        self.owners.note_result(index, result)
         if not labels & {Label.UNTRUSTED, Label.SENSITIVE}:
             return
-        self.owners.note_result(index, result)
         if only_secrets_private:
             for text in {matchable(clean(s)) for found in secrets for s in found}:
                 self.index.add(index, labels, text, [], secrets=[text])

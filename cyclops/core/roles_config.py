@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .convert import field_names, globs, labels, regexes
+from .convert import field_names, field_paths, globs, labels, regexes
 from .regex import Glob, RegexError
 from .rules import PublicListing, Role
 from .tomlreader import TableReader
@@ -37,7 +37,7 @@ def _role(name: str, role: TableReader) -> Role:
         recipient_fields=field_names(role, "recipient_fields"),
         checkout_keys=globs(role, "checkout_keys"),
         public=_public_listing(role.table("public")) if role.has("public") else None,
-        requester_fields=field_names(role, "requester_fields"),
+        requester_fields=field_paths(role, "requester_fields"),
         fresh_tools=globs(role, "fresh_tools"),
         page_actions=globs(role, "page_actions"),
         admin_pages=regexes(role, "admin_pages"),

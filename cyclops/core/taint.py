@@ -33,7 +33,7 @@ from .arguments import (
     local_path,
     starts_with_url,
 )
-from .audience import message_audience
+from .audience import addresses_at, message_audience
 from .matches import CallShape
 from .pages import acts_on_admin_page
 from .reading import ResultFacts, ResultReader
@@ -247,9 +247,12 @@ class Labeller:
 
     def requesters(self, server: str, result: ToolResult) -> frozenset[str]:
         """The addresses of who asked, in a result of ``server`` that is one ticket (its roles'
-        ``requester_fields``)."""
+        ``requester_fields``: top-level fields, or dotted paths into its JSON)."""
         fields = [name for role in self.roles_of(server) for name in role.requester_fields]
-        return message_audience(result.texts, result.fields, fields, ())
+        names = [name for name in fields if "." not in name]
+        paths = [name for name in fields if "." in name]
+        found = message_audience(result.texts, result.fields, names, ())
+        return found | addresses_at(result.documents, paths) if paths else found
 
     def _hosts_of_roles(self, server: str) -> GlobSet | None:
         """The hosts ``server``'s roles serve from (their ``hosts``); None if they name none."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cyclops.core import Action, FlowClass, Session
+from cyclops.core.audience import addresses_at
 from cyclops.core.patterns import Patterns
 from cyclops.core.results import to_tool_result
 from cyclops.core.taint import Labeller
@@ -201,3 +202,23 @@ def test_an_events_details_sent_to_its_organizer_and_attendees_only_are_no_leak(
     event = step("google-calendar", "get_event", {"eventId": "ev1"}, EVENT)
     mail = step("gmail", "send_email", {"to": to, "subject": "Offsite", "body": DETAILS})
     assert play(prevent, [page, event, mail])[-1].action is action
+
+
+_EMAILED = {"id": 7, "via": {"source": {"From": {"address": "Dana <dana@x.example>"}}}}
+
+
+@pytest.mark.parametrize(
+    ("documents", "paths", "expected"),
+    [
+        ([_EMAILED], ["via.source.from.address"], {"dana@x.example"}),
+        ([_EMAILED], ["via.source.to.address"], set()),
+        ([_EMAILED], ["via.source"], set()),  # an object, not an address
+        ([_EMAILED, _EMAILED], ["via.source.from.address"], set()),  # two tickets
+        ([[_EMAILED]], ["via.source.from.address"], set()),  # a listing
+        ([{"via": "dana@x.example"}], ["via.source.from.address"], set()),
+    ],
+)
+def test_addresses_at_a_dotted_path_of_one_json_object(
+    documents: list[object], paths: list[str], expected: set[str]
+) -> None:
+    assert addresses_at(documents, paths) == expected

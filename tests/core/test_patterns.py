@@ -98,6 +98,12 @@ def test_the_hash_identifies_the_file_text() -> None:
         ),
         ("[leak]\nmin_id_length = -1", "leak.min_id_length"),
         ("[roles.mail]\nservers = ['mail']\nsender_fields = ['from:']", "roles.mail.sender_fields"),
+        # a dotted path is for requester fields only, and has no empty names
+        ("[roles.mail]\nservers = ['mail']\nsender_fields = ['a.b']", "roles.mail.sender_fields"),
+        (
+            "[roles.desk]\nservers = ['desk']\nrequester_fields = ['via..from']",
+            "roles.desk.requester_fields",
+        ),
         ("[roles.git]\nservers = ['git']\ncheckout_keys = ['[z-a]']", "roles.git.checkout_keys"),
         ("[results]\nuntrusted_markers = ['(?=x)']", "results.untrusted_markers"),
         ("[results]\nsensitive_keys = ['[z-a]']", "results.sensitive_keys"),

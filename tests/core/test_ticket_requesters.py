@@ -87,3 +87,55 @@ def test_a_secret_table_copied_into_the_ticket_of_who_asked_for_it_is_denied(
         comment(body=json.dumps(tokens)),
     ]
     assert play(prevent, steps)[-1].action is Action.DENY
+
+
+def emailed_ticket(sender: str) -> Step:
+    """A Zendesk ticket that came in by e-mail: it names its requester by id only, and the
+    address it came from under ``via.source.from.address``."""
+    found = {
+        "id": 4821,
+        "subject": "What do you have on file for me?",
+        "description": "Which address and cards are saved on my account?",
+        "requester_id": 24018840002,
+        "via": {
+            "channel": "email",
+            "source": {
+                "from": {"address": sender, "name": "Dana"},
+                "to": {"address": "support@shop.zendesk.com", "name": "Support"},
+            },
+        },
+    }
+    return step("zendesk", "get_ticket", {"ticket_id": 4821}, json.dumps(found))
+
+
+def account_lookup(email: str) -> list[Step]:
+    """tau-bench's retail server: the user id found by the address (an unlabelled call), then
+    the account read by that id."""
+    account = {
+        "user_id": "dana_whitfield_9620",
+        "email": email,
+        "address": ORDER["address"],
+        "gift_card_balance": "$211.00 on gift_card_5593617",
+    }
+    return [
+        step("retail", "find_user_id_by_email", {"email": email}, "dana_whitfield_9620"),
+        step("retail", "get_user_details", {"user_id": "dana_whitfield_9620"}, json.dumps(account)),
+    ]
+
+
+ON_FILE = "Hi Dana, on file: 41 Larch Lane, Portland OR 97211; $211.00 on gift_card_5593617."
+
+
+@pytest.mark.parametrize(
+    ("sender", "action"),
+    [
+        (DANA["email"], Action.ALLOW),
+        # someone else's e-mail asked about Dana's account: her record goes to them
+        ("mallory@evil.example", Action.DENY),
+    ],
+)
+def test_an_emailed_tickets_sender_is_who_asked_and_an_account_found_by_address_is_theirs(
+    prevent: Session, sender: str, action: Action
+) -> None:
+    steps = [emailed_ticket(sender), *account_lookup(DANA["email"]), comment(body=ON_FILE)]
+    assert play(prevent, steps)[-1].action is action
