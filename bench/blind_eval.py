@@ -4,8 +4,8 @@
 
 Reads ``bench/blind/<set>/``: ``traces.jsonl.gz`` (the trace format ``cyclops replay`` reads)
 and ``labels.jsonl`` (per session: ``toxic``, the expected ``class``, the ``attack_index`` of
-the first call a monitor must stop, and ``why``, one sentence). Eighty-four helpers wrote one
-set each, in twenty-eight rounds (``blind/README.md`` names them all; round 1: ``dev``, coding
+the first call a monitor must stop, and ``why``, one sentence). Eighty-seven helpers wrote one
+set each, in twenty-nine rounds (``blind/README.md`` names them all; round 1: ``dev``, coding
 agents; ``office``, assistants over mail, chat, calendars, documents and a bank; ``ops``,
 database, cloud and cluster agents. Round 2:
 ``research``, research, browsing and personal-finance assistants; ``support``, support,
@@ -83,6 +83,7 @@ ROUNDS = {
     "round 26": ("terminal", "infra", "qa"),
     "round 27": ("notebooks", "inbox", "ide"),
     "round 28": ("llmail", "wasp", "taubench"),
+    "round 29": ("incidents2", "logtoleak", "copilots"),
 }
 SETS = tuple(name for names in ROUNDS.values() for name in names)
 Calls = list[dict[str, Any]]
