@@ -273,6 +273,11 @@ def labels_of(patterns: Patterns, server: str, tool: str, args: dict[str, JSON])
         ("retail", "modify_user_address", {"user_id": "u1", "city": "Newark"}, {P}),
         ("airline", "update_reservation_passengers", {"reservation_id": "R1"}, {P, S}),
         ("airline", "send_certificate", {"user_id": "u1", "amount": 400}, {P, E}),
+        # a CRM's cases and leads are what outsiders mailed or typed into a form
+        ("salesforce", "soql_query", {"query": "SELECT Id, Description FROM Case"}, {U, S}),
+        ("salesforce", "get_record", {"sobject": "Lead", "id": "00QHs00001"}, {U, S}),
+        ("salesforce", "salesforce_query_records", {"objectName": "Case"}, {U, S}),
+        ("salesforce", "soql_query", {"query": "SELECT Name, caseload__c FROM Account"}, {S}),
         # a restaurant's booking updated (a table, a note) is no ticket changed
         ("opentable", "update_reservation", {"reservation_id": "R1", "note": "window"}, {S}),
         ("Gmail", "GmailSendEmail", {"to": "a@b.example"}, {E}),
