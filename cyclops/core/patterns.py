@@ -146,6 +146,7 @@ def _egress(table: TableReader) -> EgressRules:
         web_commands=frozenset(table.strings("web_commands", ())),
         service_commands=_service_commands(table.table("service_commands", {})),
         resource_schemes=frozenset(s.lower() for s in table.strings("resource_schemes", ())),
+        unknown_server_secrets=table.boolean("unknown_server_secrets", False),
     )
     table.finish()
     return rules

@@ -139,6 +139,9 @@ class EgressRules:
     (``gh`` to ``github.com``)."""
     resource_schemes: frozenset[str] = frozenset({"http", "https"})
     """The URI schemes with which a resource read reaches the URI's host."""
+    unknown_server_secrets: bool = False
+    """A call to a server no role names, whose arguments carry a value a secret rule
+    recognises, is egress: the key leaves for a third party cyclops knows nothing of."""
 
 
 @dataclass(frozen=True)

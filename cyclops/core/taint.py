@@ -287,8 +287,20 @@ class Labeller:
         if outside:
             labels |= self._p.egress.url_labels
             rule_ids.append("egress-url")
+        if Label.EGRESS not in labels and self._secret_to_stranger(capability.server, args):
+            labels.add(Label.EGRESS)
+            rule_ids.append("secret-to-unknown-server")
         ids, only = tuple(rule_ids), matched.instruction_only
         return ArgumentLabels(frozenset(labels), ids, outside, hosts, matched.located, only, named)
+
+    def _secret_to_stranger(self, server: str, args: Sequence[ArgLeaf]) -> bool:
+        """``[egress] unknown_server_secrets``: a secret in the arguments of a call to a server
+        that no role names (but those whose servers are every server: ``any``)."""
+        return (
+            self._p.egress.unknown_server_secrets
+            and all(role.servers.patterns == ("*",) for role in self.roles_of(server))
+            and any(self._reader.secrets.scan(leaf.value) for leaf in args)
+        )
 
     def _network_uris(self, args: Sequence[ArgLeaf]) -> list[ArgLeaf]:
         """The arguments of a resource read whose URI reaches a host (``https://``), not one

@@ -120,6 +120,7 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[provenance]\nkgram = 2", "provenance.kgram"),
         ("[provenance]\nopaque_ids = ['(?<=x)']", "provenance.opaque_ids"),
         ("[egress]\nallow_hosts = 'localhost'", "egress.allow_hosts"),
+        ("[egress]\nunknown_server_secrets = 'yes'", "egress.unknown_server_secrets"),
         ("[egress]\nurl_labels = ['outbound']", "egress.url_labels"),
         ("[egress]\nservice_commands = { gh = 'https://x.org' }", "egress.service_commands.gh"),
         ("[egress]\nservice_commands = { gh = 1 }", "egress.service_commands.gh"),
