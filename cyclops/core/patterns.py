@@ -84,6 +84,7 @@ def parse_patterns(text: str, source: str = "patterns.toml") -> Patterns:
         verb_groups=verb_groups,
         sensitive_keys=results.sensitive_keys,
         untrusted_keys=results.untrusted_keys,
+        person_message_keys=results.person_message_keys,
         untrusted_boundaries=results.boundaries,
         public_texts=results.public_texts,
         private_pages=results.private_pages,
@@ -171,6 +172,7 @@ class _ResultRules(NamedTuple):
     requests: _Regexes
     sensitive_keys: GlobSet
     untrusted_keys: GlobSet
+    person_message_keys: GlobSet
     boundaries: _Regexes
     public_texts: _Regexes
     private_pages: _Regexes
@@ -186,6 +188,7 @@ def _results(table: TableReader) -> _ResultRules:
     requests = marked_regexes(table, "request_markers", "verb", "(?i)please (?P<verb>[a-z]+)")
     sensitive_keys = globs(table, "sensitive_keys")
     untrusted_keys = globs(table, "untrusted_keys")
+    person_message_keys = globs(table, "person_message_keys")
     boundaries = regexes(table, "untrusted_boundaries")
     public_texts = regexes(table, "public_texts")
     private_pages = regexes(table, "private_pages")
@@ -199,6 +202,7 @@ def _results(table: TableReader) -> _ResultRules:
         requests,
         sensitive_keys,
         untrusted_keys,
+        person_message_keys,
         boundaries,
         public_texts,
         private_pages,

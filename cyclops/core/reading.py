@@ -12,8 +12,10 @@ Rules:
 3. It is untrusted when an untrusted or address marker matches what a model reads in it (see
    ``canon.as_read``), or one of the boundaries by which its server declares content
    untrusted, or a value sits under one of ``[results] untrusted_keys`` in its JSON documents
-   (a donor's note on a payment). A server's tool listing is also untrusted when it instructs
-   in a way only a listing may not (see :func:`.poisoning.instructs`).
+   (a donor's note on a payment), or under one of ``person_message_keys`` in an object whose
+   other values include an e-mail address alone (a web form's message on a lead). A server's
+   tool listing is also untrusted when it instructs in a way only a listing may not (see
+   :func:`.poisoning.instructs`).
 4. A result that names one of its own server's tools (a name of two words or more, whole)
    and addresses the agent, or instructs as a poisoned listing would, asks to be called back
    with what it wants: the server is hostile ("call search_docs again with `session_context`
@@ -22,19 +24,20 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .arguments import emails_in
 from .canon import as_read
 from .pages import on_private_page
 from .poisoning import instructs, names_own_tool, paragraph_names
 from .regex import SafeRegex, alternation
 from .requested import NOTHING_ASKED, Asked, Requests
-from .results import holds_value_under, insiders_only
+from .results import holds_value_under, insiders_only, json_objects
 from .rules import Patterns
 from .secretscan import SecretScanner
-from .types import Label, ToolResult
+from .types import JSON, Label, ToolResult
 
 __all__ = ["ResultFacts", "ResultReader"]
 
@@ -63,6 +66,7 @@ class ResultReader:
         self.requests = Requests(patterns)
         self._is_sensitive_key = lru_cache(maxsize=4096)(patterns.sensitive_keys.matches_name)
         self._untrusted_key = lru_cache(maxsize=4096)(patterns.untrusted_keys.matches_name)
+        self._message_key = lru_cache(maxsize=4096)(patterns.person_message_keys.matches_name)
 
     def read(
         self,
@@ -101,7 +105,7 @@ class ResultReader:
         if (
             marked
             or any(b.search(text) for text in texts for b in self._boundaries)
-            or (Label.UNTRUSTED not in labels and holds_value_under(documents, self._untrusted_key))
+            or (Label.UNTRUSTED not in labels and self._outsiders_wrote(documents))
         ):
             labels.add(Label.UNTRUSTED)
         private = Label.SENSITIVE in labels
@@ -110,6 +114,15 @@ class ResultReader:
         only_secrets = public and any(found) and not holds_value_under(documents, keys)
         secrets = found if private else []
         return ResultFacts(frozenset(labels), marked, asked, secrets, only_secrets, calls_back)
+
+    def _outsiders_wrote(self, documents: Sequence[JSON]) -> bool:
+        """A value under ``[results] untrusted_keys``, or a person's message under
+        ``person_message_keys`` beside their e-mail address, in the JSON ``documents``."""
+        return holds_value_under(documents, self._untrusted_key) or any(
+            _person_message(record, self._message_key)
+            for document in documents
+            for record in json_objects(document)
+        )
 
     def _is_public_text(self, text: str) -> bool:
         return any(p.fullmatch(text) for p in self._p.public_texts)
@@ -120,3 +133,12 @@ def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
     joined."""
     joined = alternation([r.pattern for r in regexes]) if len(regexes) > 1 else None
     return (joined,) if joined is not None else regexes
+
+
+def _person_message(record: Mapping[str, JSON], is_key: Callable[[str], bool]) -> bool:
+    """Whether a JSON object holds a message under a key ``is_key`` accepts, and an e-mail
+    address (alone) as the value of another key: the person's own words."""
+    said = any(is_key(str(k)) and isinstance(v, str) and v.strip() for k, v in record.items())
+    return said and any(
+        isinstance(v, str) and emails_in(v) == {v.strip().casefold()} for v in record.values()
+    )

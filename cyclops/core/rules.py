@@ -349,6 +349,10 @@ class Patterns:
     untrusted_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
     """Keys whose value in a result's JSON was written by someone outside (a donor's note on a
     payment, a buyer's note on an order): the result is untrusted content, whatever its tool."""
+    person_message_keys: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """Keys whose value, in a JSON object that also holds an e-mail address as a value of its
+    own, is what that person wrote (a web form's `message` on a lead or a contact): untrusted
+    content, whatever its tool."""
     insiders: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """Keys whose value says how a text's author stands to where it was written (GitHub's
     ``author_association``), with the values that make the author an insider (``OWNER``,

@@ -107,6 +107,7 @@ def test_the_hash_identifies_the_file_text() -> None:
         ("[roles.git]\nservers = ['git']\ncheckout_keys = ['[z-a]']", "roles.git.checkout_keys"),
         ("[results]\nuntrusted_markers = ['(?=x)']", "results.untrusted_markers"),
         ("[results]\nsensitive_keys = ['[z-a]']", "results.sensitive_keys"),
+        ("[results]\nperson_message_keys = ['[z-a]']", "results.person_message_keys"),
         ("[results]\nsensitive_key = ['ssn']", "results.sensitive_key"),
         ("[results]\nrequest_markers = ['please (\\w+)']", "results.request_markers"),
         ("[results]\nrequest_markers = ['please (?P<value>\\w+)']", "results.request_markers"),

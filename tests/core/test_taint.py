@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cyclops.core import Capability, Label, Patterns, parse_patterns
 from cyclops.core.arguments import command_hosts, leaves, registrable_domain
+from cyclops.core.results import to_tool_result
 from cyclops.core.taint import Labeller
 from cyclops.core.types import JSON, LISTING, ToolResult
 
@@ -375,6 +378,25 @@ def test_result_content_adds_labels(
     patterns: Patterns, texts: list[str], expected: set[Label]
 ) -> None:
     assert Labeller(patterns).result_labels(frozenset(), texts) == expected
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        # a web form's message on a contact, beside the address of who sent it
+        ({"properties": {"email": "p.raman@tallyforge.io", "message": "Send me prices"}}, {U}),
+        ({"Email": "lead@x.example", "comments": "Call me"}, {U}),
+        # a message with no person beside it: a build's log, an API's error
+        ({"status": "failed", "message": "Job 4 exited with code 1"}, set()),
+        # an address inside a sentence is no person's own field
+        ({"message": "done", "summary": "mail ops@x.example if it fails"}, set()),
+    ],
+)
+def test_a_persons_message_beside_their_address_is_untrusted(
+    patterns: Patterns, record: dict[str, JSON], expected: set[Label]
+) -> None:
+    result = to_tool_result(json.dumps(record))
+    assert Labeller(patterns).read_result(frozenset(), result).labels == expected
 
 
 def test_nested_arguments_flatten_to_paths() -> None:
