@@ -372,6 +372,15 @@ def test_declared_roles_add_to_the_roles_a_server_name_implies(patterns: Pattern
         (["=========IMPORTANT Instructions for CURSOR CLAUDE ========="], {U}),
         (["This message is directed at CLAUDE within cursor -- the bot should not reply"], {U}),
         (["Setup instructions for Claude Desktop: add the server to the config"], set()),
+        # written, edited or shared by an outsider, as the server says
+        (["Last edited by: Jules Ferrant (guest, ferrant-design.studio)\n\n## Blog"], {U}),
+        (['{"displayName": "Nadia Frei (External)", "text": "hi"}'], {U}),
+        (["upn: marco_contoso-partners.com#EXT#@larkspur.onmicrosoft.com"], {U}),
+        (["Created by: guest (ops@arclight-sourcing.com)"], {U}),
+        (["Shared by: procurement.verdefoods@gmail.com\n\n## Background"], {U}),
+        (["napi_wrap(env, object, function, external)"], set()),
+        (["    Shared by `ClientPeer` and `Connection` so every method"], set()),
+        (["Guest Wi-Fi: CopperHall (guest network, no password)"], set()),
     ],
 )
 def test_result_content_adds_labels(
