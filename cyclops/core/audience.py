@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from .arguments import emails_in
 
-__all__ = ["addresses_at", "message_audience"]
+__all__ = ["addresses_at", "message_audience", "ticket_requesters"]
 
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 _MAX_CHARS = 65536  # a message's fields are near its start; a huge result is not read whole
@@ -98,3 +98,16 @@ def _at_path(value: object, names: Sequence[str]) -> object:
             return None
         value = next((v for k, v in value.items() if str(k).casefold() == name), None)
     return value
+
+
+def ticket_requesters(
+    texts: Sequence[str],
+    fields: Sequence[tuple[str, str]],
+    documents: Sequence[object],
+    requester_fields: Collection[str],
+) -> frozenset[str]:
+    """Who asked, in a result that is one ticket: the addresses on its ``requester_fields``,
+    top-level fields as a message's senders (rule 1) or dotted paths into its JSON (rule 4)."""
+    names = [name for name in requester_fields if "." not in name]
+    paths = [name for name in requester_fields if "." in name]
+    return message_audience(texts, fields, names, ()) | addresses_at(documents, paths)

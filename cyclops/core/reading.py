@@ -34,7 +34,7 @@ from .pages import on_private_page
 from .poisoning import instructs, names_own_tool, paragraph_names
 from .regex import SafeRegex, alternation
 from .requested import NOTHING_ASKED, Asked, Requests
-from .results import holds_value_under, insiders_only, json_objects
+from .results import holds_value, holds_value_under, insiders_only, json_objects
 from .rules import Patterns
 from .secretscan import SecretScanner
 from .types import JSON, Label, ToolResult
@@ -118,8 +118,8 @@ class ResultReader:
     def _outsiders_wrote(self, documents: Sequence[JSON]) -> bool:
         """A value under ``[results] untrusted_keys``, or a person's message under
         ``person_message_keys`` beside their e-mail address, in the JSON ``documents``."""
-        return holds_value_under(documents, self._untrusted_key) or any(
-            _person_message(record, self._message_key)
+        return any(
+            holds_value(record, self._untrusted_key) or _person_message(record, self._message_key)
             for document in documents
             for record in json_objects(document)
         )
@@ -138,7 +138,6 @@ def _any_of(regexes: tuple[SafeRegex, ...]) -> tuple[SafeRegex, ...]:
 def _person_message(record: Mapping[str, JSON], is_key: Callable[[str], bool]) -> bool:
     """Whether a JSON object holds a message under a key ``is_key`` accepts, and an e-mail
     address (alone) as the value of another key: the person's own words."""
-    said = any(is_key(str(k)) and isinstance(v, str) and v.strip() for k, v in record.items())
-    return said and any(
+    return holds_value(record, is_key) and any(
         isinstance(v, str) and emails_in(v) == {v.strip().casefold()} for v in record.values()
     )

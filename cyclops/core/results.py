@@ -17,7 +17,7 @@ from typing import Any
 from .tables import table_cells
 from .types import JSON, ToolResult
 
-__all__ = ["holds_value_under", "insiders_only", "json_objects", "to_tool_result"]
+__all__ = ["holds_value", "holds_value_under", "insiders_only", "json_objects", "to_tool_result"]
 
 _MAX_DEPTH = 64
 _MAX_FIELDS_TEXT = 65536  # a message's fields are short; past this much, the rest is left out
@@ -361,14 +361,17 @@ def json_objects(document: JSON) -> Iterator[Mapping[str, Any]]:
 
 
 def holds_value_under(documents: Iterable[JSON], is_key: IsKey) -> bool:
-    """Whether an object of the JSON ``documents`` holds a value (a string that is not blank, a
-    number) under a key ``is_key`` accepts."""
+    """Whether an object of the JSON ``documents`` holds a value under a key ``is_key``
+    accepts (see :func:`holds_value`)."""
     return any(
-        is_key(str(key)) and _filled(value)
-        for document in documents
-        for record in json_objects(document)
-        for key, value in record.items()
+        holds_value(record, is_key) for document in documents for record in json_objects(document)
     )
+
+
+def holds_value(record: Mapping[str, JSON], is_key: IsKey) -> bool:
+    """Whether a JSON object holds a value (a string that is not blank, a number) under a key
+    ``is_key`` accepts."""
+    return any(is_key(str(key)) and _filled(value) for key, value in record.items())
 
 
 def insiders_only(result: ToolResult, insiders: Mapping[str, frozenset[str]]) -> bool:

@@ -83,6 +83,12 @@ class Role:
     members, API keys, mail forwarding, payees): a ``page_actions`` call on one is
     privileged (see :mod:`.pages`)."""
 
+    @property
+    def every_server(self) -> bool:
+        """Whether the role is every server's (``servers = ["*"]``): it says nothing of what a
+        server is."""
+        return "*" in self.servers.patterns
+
 
 @dataclass(frozen=True)
 class ArgumentRule:

@@ -33,7 +33,7 @@ from .arguments import (
     local_path,
     starts_with_url,
 )
-from .audience import addresses_at, message_audience
+from .audience import message_audience, ticket_requesters
 from .matches import CallShape
 from .pages import acts_on_admin_page
 from .reading import ResultFacts, ResultReader
@@ -135,7 +135,7 @@ class Labeller:
     def _named(self, server: str) -> bool:
         """Whether the operator or the server's name says what it is (a role's `servers`)."""
         return server in self._declared or any(
-            "*" not in r.servers.patterns and r.servers.matches(server) for r in self._p.roles
+            not r.every_server and r.servers.matches(server) for r in self._p.roles
         )
 
     def _roles_changed(self) -> None:
@@ -249,10 +249,7 @@ class Labeller:
         """The addresses of who asked, in a result of ``server`` that is one ticket (its roles'
         ``requester_fields``: top-level fields, or dotted paths into its JSON)."""
         fields = [name for role in self.roles_of(server) for name in role.requester_fields]
-        names = [name for name in fields if "." not in name]
-        paths = [name for name in fields if "." in name]
-        found = message_audience(result.texts, result.fields, names, ())
-        return found | addresses_at(result.documents, paths) if paths else found
+        return ticket_requesters(result.texts, result.fields, result.documents, fields)
 
     def _hosts_of_roles(self, server: str) -> GlobSet | None:
         """The hosts ``server``'s roles serve from (their ``hosts``); None if they name none."""
@@ -295,10 +292,10 @@ class Labeller:
 
     def _secret_to_stranger(self, server: str, args: Sequence[ArgLeaf]) -> bool:
         """``[egress] unknown_server_secrets``: a secret in the arguments of a call to a server
-        that no role names (but those whose servers are every server: ``any``)."""
+        that only the roles of every server name."""
         return (
             self._p.egress.unknown_server_secrets
-            and all(role.servers.patterns == ("*",) for role in self.roles_of(server))
+            and all(role.every_server for role in self.roles_of(server))
             and any(self._reader.secrets.scan(leaf.value) for leaf in args)
         )
 
